@@ -1,0 +1,183 @@
+"""The ``ragtriage`` command line.
+
+Each subcommand lives in ``ragtriage.commands.<name>`` and is imported only when
+it runs, so ``ragtriage validate`` never pays for Textual. Exit codes are
+:class:`Exit`; bad input is printed as ``file:line: message`` on stderr, exit 2,
+never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from enum import IntEnum
+
+from . import __version__
+
+
+class Exit(IntEnum):
+    OK = 0
+    FAILED = 1  # ran fine, but a bar was missed / stale labels remain / a regression
+    BAD_INPUT = 2
+    INTERRUPTED = 130
+
+
+FORMATS = ("jsonl", "csv", "ragas", "deepeval", "trec")
+
+EXAMPLES = {
+    "edit": "  ragtriage edit testsets/shop-es.yaml\n  ragtriage edit testsets/shop-es.yaml --run runs/shop-es.jsonl",
+    "triage": "  ragtriage run testsets/shop-es.yaml --out runs/shop-es.jsonl\n  ragtriage triage runs/shop-es.jsonl",
+    "validate": "  ragtriage validate testsets/shop-es.yaml\n  ragtriage validate testsets/shop-de.yaml --json problems.json",
+    "run": (
+        "  ragtriage run testsets/shop-es.yaml\n"
+        "  ragtriage run testsets/shop-es.yaml --system results:answers.jsonl --k 5 --out run.jsonl\n"
+        "  ragtriage run testsets/shop-es.yaml --system http://127.0.0.1:8000/ask --concurrency 16\n"
+        "  OPENAI_API_KEY=... ragtriage run testsets/shop-es.yaml --system openai:http://127.0.0.1:8080/v1#llama3"
+    ),
+    "check": (
+        "  ragtriage check testsets/shop-es.yaml --min hit@3=0.8 --min accuracy=0.7\n"
+        "  ragtriage check testsets/shop-es.yaml --run run.jsonl --junit report.xml --markdown $GITHUB_STEP_SUMMARY"
+    ),
+    "stale": "  ragtriage stale testsets/docs.yaml --corpus new.chunks.jsonl\n  ragtriage stale testsets/docs.yaml --corpus new.chunks.jsonl --fix",
+    "sweep": "  ragtriage sweep testsets/shop-es.yaml --k 1-4\n  ragtriage sweep testsets/shop-es.yaml --system results:r.jsonl --k 1,3,5 --threshold 0.2,0.5",
+    "diff": "  ragtriage diff runs/before.jsonl runs/after.jsonl\n  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md",
+    "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels",
+    "import": "  ragtriage import goldens.json --format deepeval -o testsets/imported.yaml",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage errors: exit 2 with one clear line
+        self.print_usage(sys.stderr)
+        self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _sub(subs, name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
+    return subs.add_parser(
+        name,
+        help=help,
+        description=description or help,
+        epilog="examples:\n" + EXAMPLES[name],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def add_run_options(p: argparse.ArgumentParser, *, k_help: str = "cut-off (default: the test set's k)") -> None:
+    p.add_argument("--system", default="builtin", metavar="SPEC",
+                   help="builtin (default), results:PATH, python:MODULE:ATTR, http://HOST/PATH, openai:BASE_URL#MODEL")
+    p.add_argument("--k", type=int, default=None, metavar="K", help=k_help)
+    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="calls in flight at once (default 8)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per-case timeout (default 60)")
+    p.add_argument("--retries", type=int, default=2, metavar="N", help="retries with back-off on failure (default 2)")
+    p.add_argument("--retriever", default=None, metavar="SPEC",
+                   help="retrieval for openai: systems (default builtin BM25)")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
+                   help="environment variable holding the API key for openai: (default OPENAI_API_KEY)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="say how many calls and about how many prompt tokens, and stop")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="ragtriage",
+        description=(
+            "Find out why a RAG answer fails: retrieval, grounding or correctness — one reason per case.\n"
+            "Exit status: 0 done, 1 a bar was missed / stale labels / regression, 2 bad input."
+        ),
+        epilog="examples:\n  ragtriage validate testsets/shop-es.yaml\n  ragtriage run testsets/shop-es.yaml\n"
+        "  ragtriage edit testsets/shop-es.yaml\n\n'ragtriage COMMAND --help' shows each command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"ragtriage {__version__}")
+    subs = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    s = _sub(subs, "edit", "open the app on a test set: author, label and fix cases")
+    s.add_argument("testset", metavar="TESTSET")
+    s.add_argument("--run", metavar="RUN", help="a run file whose reasons are shown beside the cases")
+    s.add_argument("--corpus", metavar="CHUNKS", help="chunks file (default: the test set's corpus)")
+
+    s = _sub(subs, "triage", "open the app on a run's failures, grouped by reason")
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("--testset", metavar="TESTSET", help="test set (default: the one named in the run)")
+
+    s = _sub(subs, "validate", "check a test set's schema and labels; print file:line: message per problem")
+    s.add_argument("testset", metavar="TESTSET")
+    s.add_argument("--corpus", metavar="CHUNKS", help="chunks file (default: the test set's corpus)")
+    s.add_argument("--json", metavar="PATH", help="also write the problems as JSON")
+
+    s = _sub(subs, "run", "run every case through a system; write the run file; print the summary")
+    s.add_argument("testset", metavar="TESTSET")
+    add_run_options(s)
+    s.add_argument("--out", metavar="RUN.jsonl", help="run file (default: runs/<testset>-<time>.jsonl)")
+    s.add_argument("--json", metavar="SUMMARY.json", help="write the summary as JSON")
+    s.add_argument("--resume", action="store_true", help="continue an interrupted --out run file")
+    s.add_argument("--quiet", action="store_true", help="no per-case table")
+
+    s = _sub(subs, "check", "the CI gate: fail (exit 1) when a bar is missed or labels are stale")
+    s.add_argument("testset", metavar="TESTSET")
+    s.add_argument("--run", metavar="RUN", help="score this run file instead of running the system")
+    add_run_options(s)
+    s.add_argument("--min", action="append", default=[], metavar="METRIC=VALUE",
+                   help="a bar, e.g. hit@5=0.8 or accuracy=0.7 (repeatable; adds to the test set's gates)")
+    s.add_argument("--junit", metavar="PATH", help="JUnit XML, one testcase per case")
+    s.add_argument("--markdown", metavar="PATH", help="markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
+    s.add_argument("--json", metavar="PATH", help="summary and bars as JSON")
+    s.add_argument("--out", metavar="RUN.jsonl", help="keep the run file made for the check")
+
+    s = _sub(subs, "stale", "find labels made stale by re-chunking; --fix applies the safe fixes")
+    s.add_argument("testset", metavar="TESTSET")
+    s.add_argument("--corpus", metavar="CHUNKS", help="the new chunks file (default: the test set's corpus)")
+    s.add_argument("--fix", action="store_true", help="apply automatic fixes and save the test set")
+    s.add_argument("--json", metavar="PATH", help="write the report as JSON")
+
+    s = _sub(subs, "sweep", "one row per k (and score threshold): hit, supported, correct, tokens")
+    s.add_argument("testset", metavar="TESTSET")
+    add_run_options(s, k_help="values of k: 1-4 or 1,3,5")
+    s.add_argument("--threshold", default=None, metavar="T[,T...]", help="score thresholds to try")
+    s.add_argument("--json", metavar="PATH", help="write the rows as JSON")
+
+    s = _sub(subs, "diff", "compare two runs: fixed, regressed and changed cases, metric deltas")
+    s.add_argument("run_a", metavar="RUN_A")
+    s.add_argument("run_b", metavar="RUN_B")
+    s.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a case regressed")
+    s.add_argument("--markdown", metavar="PATH", help="write the diff as markdown")
+    s.add_argument("--json", metavar="PATH", help="write the diff as JSON")
+
+    s = _sub(subs, "export", "write a test set in another tool's format")
+    s.add_argument("testset", metavar="TESTSET")
+    s.add_argument("--format", required=True, choices=FORMATS)
+    s.add_argument("-o", "--output", metavar="PATH", help="output file (default: stdout)")
+    s.add_argument("--run", metavar="RUN", help="with --format trec: also write the run's rankings")
+
+    s = _sub(subs, "import", "make a commented test set from another tool's file")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("--format", required=True, choices=FORMATS)
+    s.add_argument("-o", "--output", required=True, metavar="TESTSET.yaml")
+    s.add_argument("--corpus", metavar="CHUNKS", help="chunks file the new test set refers to")
+    s.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return Exit.BAD_INPUT
+    from .core.errors import ConflictError, InputError
+
+    module = importlib.import_module(f"ragtriage.commands.{args.command.replace('-', '_')}_cmd")
+    try:
+        return int(module.main(args))
+    except InputError as e:
+        for p in e.problems:
+            print(str(p), file=sys.stderr)
+        return Exit.BAD_INPUT
+    except ConflictError as e:
+        print(str(e), file=sys.stderr)
+        return Exit.BAD_INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return Exit.INTERRUPTED
+    except BrokenPipeError:
+        return Exit.OK
