@@ -287,6 +287,8 @@ class TestSetDocument:
 
     def _yaml_problem(self, e, text: str) -> Problem:
         mark = e.problem_mark or e.context_mark
+        if e.context_mark is not None and e.problem_mark is not None and e.problem_mark.index >= len(text.rstrip()):
+            mark = e.context_mark  # ran off the end: point at what was left open
         line = mark.line + 1 if mark else None
         msg = (e.problem or "not valid YAML").strip()
         if mark is not None and 0 <= mark.index < len(text):
