@@ -10,6 +10,7 @@ Reviewed marks, notes and re-run cases are kept in ``RUN.triage.json``.
 from __future__ import annotations
 
 import gc
+from collections import deque
 import threading
 import time
 from pathlib import Path
@@ -125,6 +126,8 @@ to its new group and saves the test set (labels recorded).
         self._run_total = 0
         self._run_started = 0.0
         self._run_out: Path | None = None
+        self._queue: deque = deque()
+        self._ticker = None
         self._sweep: list[dict] | None = None
         self._summary: dict | None = None
         self.load_error = None
@@ -675,39 +678,35 @@ to its new group and saves the test set (labels recorded).
         self._update_status()
         self._show_detail()
         self.refresh_bindings()
+        self._queue = deque()
+        self._ticker = self.set_interval(0.1, self._drain)
         self._run_worker(req, self._cancel, self.state)
 
     @work(thread=True, exclusive=True, group="triage-run", exit_on_error=False)
     def _run_worker(self, req, cancel: threading.Event, state: TriageState) -> None:
-        buf: list[dict] = []
-        last = [time.monotonic()]
+        """Runs off the UI thread; finished records go to a queue the screen drains
+        on a timer, so the run never waits on the screen and keys never wait on the run."""
+        queue = self._queue
         call = self.app.call_from_thread
-
-        def flush() -> None:
-            if buf:
-                batch = buf[:]
-                buf.clear()
-                call(self._streamed, state, batch)
-            last[0] = time.monotonic()
-
-        def on_record(rec: dict) -> None:
-            buf.append(rec)
-            if time.monotonic() - last[0] >= 0.05:
-                flush()
-
         try:
-            summary, interrupted = stream_run(self.app.doc, req.system, req.k, req.out, on_record,
+            summary, interrupted = stream_run(self.app.doc, req.system, req.k, req.out, queue.append,
                                               cancel=cancel, corpus=self.app.corpus)
         except InputError as e:
-            flush()
             call(self._run_finished, state, req, None, True, "; ".join(p.message for p in e.problems[:2]))
             return
         except Exception as e:  # the user's system or a disk error: keep what finished
-            flush()
             call(self._run_finished, state, req, None, True, f"{type(e).__name__}: {e}")
             return
-        flush()
         call(self._run_finished, state, req, summary, interrupted, None)
+
+    def _drain(self) -> None:
+        """Move the records that finished since the last tick into the table."""
+        batch = []
+        queue = self._queue
+        while queue:
+            batch.append(queue.popleft())
+        if batch:
+            self._streamed(self.state, batch)
 
     def _streamed(self, state: TriageState, batch: list[dict]) -> None:
         if state is not self.state:
@@ -726,6 +725,10 @@ to its new group and saves the test set (labels recorded).
         self._update_status()
 
     def _run_finished(self, state: TriageState, req, summary, interrupted: bool, error: str | None) -> None:
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        self._drain()
         self._cancel = None
         self.query_one("#triage-progress-row").display = False
         self.refresh_bindings()
