@@ -173,8 +173,6 @@ class RagtriageApp(App[int]):
             self.call_from_thread(self._corpus_failed, "; ".join(str(p) for p in e.problems[:3]))
             return
         self.call_from_thread(self._corpus_loaded, corpus)
-        self.check_stale()
-        self.build_index()
 
     def _corpus_failed(self, message: str) -> None:
         self.corpus_error = message
@@ -184,6 +182,8 @@ class RagtriageApp(App[int]):
     def _corpus_loaded(self, corpus) -> None:
         self.corpus = corpus
         self.refresh_screens()
+        self.check_stale()
+        self.build_index()
 
     @work(thread=True, exclusive=True, group="stale", exit_on_error=False)
     def check_stale(self) -> None:
@@ -240,7 +240,7 @@ class RagtriageApp(App[int]):
     def refresh_screens(self) -> None:
         for screen in self.screen_stack:
             hook = getattr(screen, "on_state_changed", None)
-            if hook is not None:
+            if hook is not None and getattr(screen, "_ready", False):
                 hook()
 
     def _commit_screens(self) -> bool:
@@ -384,7 +384,7 @@ class RagtriageApp(App[int]):
         seen: set[str] = set()
         for key, active in screen.active_bindings.items():
             b = active.binding
-            if not b.description or b.system or b.description in seen:
+            if not b.description or b.system or b.id is None or b.description in seen:
                 continue
             seen.add(b.description)
             node = active.node

@@ -44,9 +44,10 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         self.rows = CaseRows()
         self._row_cache: dict[tuple, tuple] = {}
         self._seen = None
+        self._ready = False
 
     def compose(self) -> ComposeResult:
-        yield Static("loading…", id="status")
+        yield Static(f"{self.app.testset_path.name} · loading…", id="status")
         yield Input(placeholder="filter: words in id, topic, question, chunk ids, flags, reason", id="filter")
         with Horizontal(id="cases-main"):
             yield CaseTable(self.rows, id="cases")
@@ -55,11 +56,9 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
-        table = self.query_one(CaseTable)
-        table.focus()
-        if self.app.session is None:
-            table.loading = True
-        else:
+        self.query_one(CaseTable).focus()
+        self._ready = True
+        if self.app.session is not None:
             self.on_state_changed()
 
     @property
@@ -69,11 +68,9 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
     # -- state -----------------------------------------------------------------------
     def on_state_changed(self) -> None:
         app = self.app
-        if app.session is None or not self.is_mounted:
+        if app.session is None or not self._ready:
             return
         table = self.table
-        if table.loading:
-            table.loading = False
         key = (id(app.session), app.session.generation, id(app.stale_report), id(app.reasons))
         if key != self._seen:
             self._seen = key

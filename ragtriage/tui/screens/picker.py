@@ -48,6 +48,7 @@ chunk says now) are recorded when you save.
         self.case_id = case_id
         self.results: list[tuple[str, float]] = []
         self._searched: str | None = None
+        self._ready = False
 
     def compose(self) -> ComposeResult:
         yield Static("", id="picker-case")
@@ -62,6 +63,7 @@ chunk says now) are recorded when you save.
         q.value = case.question if case else ""
         self.query_one("#results", ChunkList).focus()
         self._show_case()
+        self._ready = True
         self.on_state_changed()
 
     def _case(self):
@@ -122,7 +124,7 @@ chunk says now) are recorded when you save.
         self.app.call_from_thread(self._got_results, query, list(results))
 
     def _got_results(self, query: str, results: list) -> None:
-        if not self.is_mounted or query != self.query_one("#query", Input).value:
+        if not self.is_attached or query != self.query_one("#query", Input).value:
             return  # typed on since: a newer search is coming
         self._searched = query
         self.results = [(cid, float(score)) for cid, score in results]
