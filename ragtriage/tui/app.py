@@ -23,6 +23,9 @@ from .screens.dialogs import Choice, HelpScreen
 from .session import Session, find_recovery
 
 
+PREVIEW_ABOVE_BYTES = 1 << 20  # above ~5k cases, paint the first rows before the whole file is read
+
+
 class RagtriageApp(App[int]):
     """``ragtriage edit``: author and relabel the cases of one test set."""
 
@@ -66,6 +69,7 @@ class RagtriageApp(App[int]):
         self.reasons: dict[str, str] = {}
         self.stale_report = None  # list[StaleEntry] once checked
         self.load_error = None  # InputError that stopped the app (edit_cmd prints it)
+        self.preview: list | None = None  # the first cases of a big file, shown while it loads
         self.loaded = False
         self.title = f"ragtriage · {self.testset_path.name}"
 
@@ -99,6 +103,16 @@ class RagtriageApp(App[int]):
         from ..core.document import TestSetDocument
         from ..core.errors import InputError
 
+        try:
+            big = self.testset_path.stat().st_size > PREVIEW_ABOVE_BYTES
+        except OSError:
+            big = False
+        if big:
+            from .data import preview_cases
+
+            preview = preview_cases(self.testset_path)
+            if preview:
+                self.call_from_thread(self._previewed, preview)
         was = gc.isenabled()
         gc.disable()  # a bulk load of small objects: the cyclic GC would dominate
         try:
@@ -126,12 +140,18 @@ class RagtriageApp(App[int]):
         gc.freeze()  # keep the loaded tree out of every later collection: no pauses on keys
         self.call_from_thread(self._document_loaded, doc, reasons)
 
+    def _previewed(self, cases: list) -> None:
+        if self.session is None:
+            self.preview = cases
+            self.refresh_screens()
+
     def _fail(self, error) -> None:
         self.load_error = error
         self.exit(2, return_code=2)
 
     def _document_loaded(self, doc, reasons: dict[str, str]) -> None:
         self.session = Session(doc, recovery=self.recovery_enabled)
+        self.preview = None
         self.reasons = reasons
         self.loaded = True
         self.refresh_screens()
@@ -180,8 +200,6 @@ class RagtriageApp(App[int]):
             self.call_from_thread(self._corpus_failed, "; ".join(str(p) for p in e.problems[:3]))
             return
         self.call_from_thread(self._corpus_loaded, corpus)
-        self.check_stale()
-        self.build_index()
 
     def _corpus_failed(self, message: str) -> None:
         self.corpus_error = message
@@ -191,6 +209,8 @@ class RagtriageApp(App[int]):
     def _corpus_loaded(self, corpus) -> None:
         self.corpus = corpus
         self.refresh_screens()
+        self.check_stale()
+        self.build_index()
 
     @work(thread=True, exclusive=True, group="stale", exit_on_error=False)
     def check_stale(self) -> None:
@@ -216,7 +236,7 @@ class RagtriageApp(App[int]):
         if self.corpus is None:
             return
         try:
-            index = build_index(self.corpus)
+            index = build_index(self.corpus, self.doc.settings.language if self.doc else None)
         except Exception as e:  # the picker says so; the rest of the app keeps working
             self.call_from_thread(self._index_failed, str(e))
             return
@@ -247,7 +267,7 @@ class RagtriageApp(App[int]):
     def refresh_screens(self) -> None:
         for screen in self.screen_stack:
             hook = getattr(screen, "on_state_changed", None)
-            if hook is not None:
+            if hook is not None and getattr(screen, "_ready", False):
                 hook()
 
     def _commit_screens(self) -> bool:
@@ -391,7 +411,7 @@ class RagtriageApp(App[int]):
         seen: set[str] = set()
         for key, active in screen.active_bindings.items():
             b = active.binding
-            if not b.description or b.system or b.description in seen:
+            if not b.description or b.system or b.id is None or b.description in seen:
                 continue
             seen.add(b.description)
             node = active.node

@@ -145,10 +145,45 @@ class _FallbackIndex:
         return [(self.ids[i], s) for i, s in best]
 
 
-def build_index(corpus):
+def build_index(corpus, language: str | None = None):
     """The lexical index over every chunk of ``corpus`` (slow on big corpora: call in a worker)."""
     try:
         from ..core.search import LexicalIndex
     except ImportError:
-        LexicalIndex = _FallbackIndex
-    return LexicalIndex.build(list(corpus.values()))
+        return _FallbackIndex.build(list(corpus.values()))
+    return LexicalIndex.build(corpus, language=language)
+
+
+def preview_cases(path, limit: int = 400, max_bytes: int = 1 << 18) -> list:
+    """The first cases of a big test set, read from its first bytes only.
+
+    Lets the app paint rows at once while the whole document loads in the
+    background (seconds at 100k cases). Best effort: any surprise -> []."""
+    import yaml
+
+    from ..core.schema import Case
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(max_bytes).decode("utf-8", errors="ignore").lstrip("\ufeff")
+        m = re.search(r"(?m)^cases:[ \t]*(#.*)?\n", head)
+        if not m:
+            return []
+        body = head[m.end():]
+        first = re.match(r"([ \t]*)- ", body)
+        if not first:
+            return []
+        starts = [x.start() for x in re.finditer(rf"(?m)^{re.escape(first.group(1))}- ", body)]
+        if len(starts) < 2:
+            return []
+        cut = starts[min(limit, len(starts) - 1)]  # the last item may be cut off: leave it out
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        items = yaml.load(body[:cut], Loader=loader)
+        out = []
+        for item in items or ():
+            if not isinstance(item, dict):
+                return []
+            out.append(Case(**item))
+        return out
+    except Exception:
+        return []

@@ -134,14 +134,7 @@ class Session:
 
         Returns the chunk ids whose labels were recorded. ``ConflictError``
         passes through when the file changed on disk (and ``force`` is false)."""
-        recorded: list[str] = []
-        if corpus is not None:
-            missing = [
-                cid for case in self.doc.cases for cid in case.expected
-                if cid not in self.doc.labels and cid in corpus
-            ]
-            if missing:
-                recorded = list(self.doc.record_labels(corpus) or [])
+        recorded = list(self.doc.record_labels(corpus) or [])
         self.doc.save(force=force)
         self.ops.clear()
         self._base = _file_digest(Path(self.doc.path))

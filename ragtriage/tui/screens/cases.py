@@ -45,9 +45,10 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         self.rows = CaseRows()
         self._row_cache: dict[tuple, tuple] = {}
         self._seen = None
+        self._ready = False
 
     def compose(self) -> ComposeResult:
-        yield Static("loading…", id="status")
+        yield Static(f"{self.app.testset_path.name} · loading…", id="status")
         yield Input(placeholder="filter: words in id, topic, question, chunk ids, flags, reason", id="filter")
         with Horizontal(id="cases-main"):
             yield CaseTable(self.rows, id="cases")
@@ -56,11 +57,9 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
-        table = self.query_one(CaseTable)
-        table.focus()
-        if self.app.session is None:
-            table.loading = True
-        else:
+        self.query_one(CaseTable).focus()
+        self._ready = True
+        if self.app.session is not None:
             self.on_state_changed()
 
     @property
@@ -70,11 +69,17 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
     # -- state -----------------------------------------------------------------------
     def on_state_changed(self) -> None:
         app = self.app
-        if app.session is None or not self.is_mounted:
+        if not self._ready:
+            return
+        if app.session is None:
+            if app.preview and not len(self.rows.rows):
+                self.rows.replace([make_row(c) for c in app.preview])
+                self.table.set_rows(self.rows)
+                self.query_one("#status", Static).update(
+                    f"{app.testset_path.name} · loading… (showing the first {len(app.preview)} cases)")
+                self._show_detail(self.table.current_id)
             return
         table = self.table
-        if table.loading:
-            table.loading = False
         key = (id(app.session), app.session.generation, id(app.stale_report), id(app.reasons))
         if key != self._seen:
             self._seen = key
@@ -125,16 +130,17 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
     def _show_detail(self, case_id: str | None) -> None:
         app = self.app
         detail = self.query_one(CaseDetail)
-        if case_id is None or app.session is None:
+        if case_id is None or (app.session is None and not app.preview):
             detail.show("no case matches" if self.rows.query else "")
             return
         try:
-            case = app.session.doc.case(case_id)
-        except KeyError:
+            case = app.session.doc.case(case_id) if app.session else next(c for c in app.preview if c.id == case_id)
+        except (KeyError, StopIteration):
             return
         stale = [e for e in app.stale_report or () if e.case == case_id]
         note = "loading corpus…" if app.corpus is None and app.corpus_path is not None else "no corpus"
-        detail.show(describe_case(case, corpus=app.corpus, labels=app.session.doc.labels, stale=stale,
+        labels = app.session.doc.labels if app.session else {}
+        detail.show(describe_case(case, corpus=app.corpus, labels=labels, stale=stale,
                                   reason=app.reasons.get(case_id), corpus_note=note))
 
     @on(CaseTable.Highlighted)

@@ -98,7 +98,7 @@ class HelpScreen(ModalScreen[None]):
         order: list[str] = []
         for key, active in self.under.active_bindings.items():
             b = active.binding
-            if not b.description or b.system:
+            if not b.description or b.system or b.id is None:
                 continue
             if b.description not in seen:
                 seen[b.description] = []

@@ -58,6 +58,7 @@ field is never written. escape goes back to the cases.
         self.case_id = case_id
         self.errors: dict[str, str] = {}
         self._shown = None  # the case object the form was loaded from
+        self._ready = False
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -81,6 +82,7 @@ field is never written. escape goes back to the cases.
         yield Footer()
 
     def on_mount(self) -> None:
+        self._ready = True
         self.load_form()
         self.query_one("#f-question" if self.case_id else "#f-id").focus()
 
@@ -136,23 +138,27 @@ field is never written. escape goes back to the cases.
         """Check the form with the rules of ``validate``; show each error at its field."""
         fields = self.form_fields()
         errors: dict[str, str] = {}
-        try:
-            Case(**fields)
-        except ValidationError as e:
-            for err in e.errors():
-                loc = err.get("loc") or ()
-                name = str(loc[0]) if loc else "unanswerable"
-                msg = err.get("msg", "invalid").removeprefix("Value error, ")
-                if not loc:  # the model-level rule: unanswerable with expected chunks
-                    errors.setdefault("unanswerable", msg)
-                    errors.setdefault("expected", "must be empty for an unanswerable case")
-                else:
-                    errors.setdefault(name, msg)
-        if "id" not in errors and self.app.session is not None:
-            if fields["id"] != self.case_id and any(c.id == fields["id"] for c in self.app.session.doc.cases):
-                errors["id"] = f"{fields['id']!r} is already the id of another case"
+        session = self.app.session
+        if session is not None and hasattr(session.doc, "validate_case"):
+            case = self._case()
+            problems = session.doc.validate_case(case.id if case else None, **(self.changes() if case else fields))
+            for p in problems:
+                name = p.field if p.field in FIELD_HELP else "question"
+                errors.setdefault(name, p.message)
+            if "unanswerable" in errors and fields["unanswerable"] and fields["expected"]:
+                errors.setdefault("expected", "must be empty for an unanswerable case")
+        else:
+            try:
+                Case(**fields)
+            except ValidationError as e:
+                for err in e.errors():
+                    loc = err.get("loc") or ()
+                    errors.setdefault(str(loc[0]) if loc else "unanswerable",
+                                      err.get("msg", "invalid").removeprefix("Value error, "))
         if "question" not in errors and not fields["question"].strip():
             errors["question"] = "must not be empty"
+        if "id" not in errors and not fields["id"]:
+            errors["id"] = "is required"
         self.errors = errors
         for name in FIELD_HELP:
             box = self.query_one(f"#e-{name}", Static)
@@ -177,7 +183,7 @@ field is never written. escape goes back to the cases.
 
     def commit(self) -> bool:
         """Apply the form to the document; False (nothing written) while a field has an error."""
-        if self.app.session is None or not self.is_mounted:
+        if self.app.session is None or not self._ready:
             return True
         case = self._case()
         if case is None and self.case_id is not None:

@@ -5,6 +5,7 @@ read; each search runs in a worker too, so typing never waits on it.
 """
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -47,7 +48,9 @@ chunk says now) are recorded when you save.
         super().__init__()
         self.case_id = case_id
         self.results: list[tuple[str, float]] = []
+        self.shown: list[tuple[str, bool]] = []
         self._searched: str | None = None
+        self._ready = False
 
     def compose(self) -> ComposeResult:
         yield Static("", id="picker-case")
@@ -62,6 +65,7 @@ chunk says now) are recorded when you save.
         q.value = case.question if case else ""
         self.query_one("#results", ChunkList).focus()
         self._show_case()
+        self._ready = True
         self.on_state_changed()
 
     def _case(self):
@@ -122,7 +126,7 @@ chunk says now) are recorded when you save.
         self.app.call_from_thread(self._got_results, query, list(results))
 
     def _got_results(self, query: str, results: list) -> None:
-        if not self.is_mounted or query != self.query_one("#query", Input).value:
+        if not self.is_attached or query != self.query_one("#query", Input).value:
             return  # typed on since: a newer search is coming
         self._searched = query
         self.results = [(cid, float(score)) for cid, score in results]
@@ -140,6 +144,7 @@ chunk says now) are recorded when you save.
         for cid in case.expected if case else ():  # expected chunks the query did not find
             if cid not in shown:
                 options.append(Option(self._prompt(None, cid, None, True, corpus), id=cid))
+        self.shown = [(o.id, o.id in expected) for o in options]  # what the list shows: (chunk id, ● expected)
         lst = self.query_one("#results", ChunkList)
         keep = lst.highlighted
         lst.set_options(options)
@@ -149,23 +154,27 @@ chunk says now) are recorded when you save.
         self.query_one("#picker-status", Static).update(
             f"{n} result{'s' * (n != 1)} · ● = expected · space toggles" if self._searched else "type to search")
 
-    def _prompt(self, rank, cid, score, expected, corpus) -> Text:
+    def _prompt(self, rank, cid, score, expected, corpus) -> Table:
         chunk = corpus.get(cid) if corpus is not None else None
-        t = Text()
-        t.append("● expected  " if expected else "○           ", style="bold" if expected else "dim")
-        t.append(f"{rank:>2}. " if rank else "  – ", style="dim")
-        t.append(cid, style="bold")
+        mark = Text("● expected" if expected else "○", style="bold" if expected else "dim")
+        body = Text()
+        body.append(f"{rank}. " if rank else "– ", style="dim")
+        body.append(cid, style="bold")
         if chunk is not None and chunk.doc:
-            t.append(f"  {chunk.doc}", style="italic")
+            body.append(f"  {chunk.doc}", style="italic")
         if score is not None:
-            t.append(f"  {score:.2f}", style="dim")
-        t.append("\n            ")
+            body.append(f"  {score:.2f}", style="dim")
+        body.append("\n")
         if chunk is None:
-            t.append("not in the corpus", style="italic")
+            body.append("not in the corpus", style="italic")
         else:
             text = " ".join(chunk.text.split())
-            t.append(text[:220] + ("…" if len(text) > 220 else ""))
-        return t
+            body.append(text[:300] + ("…" if len(text) > 300 else ""))
+        grid = Table.grid(padding=(0, 1), expand=True)
+        grid.add_column(width=10, no_wrap=True)
+        grid.add_column(ratio=1)
+        grid.add_row(mark, body)
+        return grid
 
     # -- actions -----------------------------------------------------------------------
     def action_toggle(self) -> None:

@@ -61,8 +61,11 @@ unanswerable. Changes are saved with ctrl+s like every edit.
                 yield Static("", id="stale-text")
         yield Footer()
 
+    _ready = False
+
     def on_mount(self) -> None:
         self.query_one(StaleList).focus()
+        self._ready = True
         self.on_state_changed()
 
     @property
@@ -166,9 +169,7 @@ unanswerable. Changes are saved with ctrl+s like every edit.
         expected = [new_id if cid == e.label else cid for cid in case.expected]
         expected = list(dict.fromkeys(expected))  # the candidate may already be expected
         self._resolved(e)
-        self.app.edit("update_case", e.case, expected=expected or None)
-        if not any(e.label in c.expected for c in doc.cases) and e.label in doc.labels:
-            self.app.edit("set_label", e.label, None)
+        self.app.edit("update_case", e.case, expected=expected or None)  # the old label is pruned on save
         self.notify(f"{e.case}: {e.label} → {new_id}")
 
     def action_pick(self) -> None:

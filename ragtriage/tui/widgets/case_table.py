@@ -129,13 +129,12 @@ class CaseTable(ScrollView, can_focus=True):
         cols = self.columns
         gaps = len(cols) - 1
         w: dict[str, int] = {}
-        narrow = width < 64
-        w["id"] = min(self._max_id, 14 if narrow else 24)
-        w["topic"] = 0 if narrow else min(self._max_topic, 18)
-        w["expected"] = 12 if narrow else 20
-        w["flags"] = 8 if narrow else 16
+        w["id"] = min(self._max_id, max(8, width // 5))
+        w["topic"] = min(self._max_topic, 18) if width >= 100 else 0
+        w["expected"] = 20 if width >= 100 else 12
+        w["flags"] = 14
         if self.show_reason:
-            w["reason"] = 14 if narrow else 24
+            w["reason"] = 24 if width >= 100 else 16
         fixed = sum(w.values()) + gaps
         w["question"] = max(10, width - fixed)
         w["_total"] = width
