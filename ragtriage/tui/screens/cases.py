@@ -279,7 +279,6 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
             return
         self.app.push_screen(StaleScreen())
 
-
     def check_action(self, action: str, parameters) -> bool | None:
         if action == "triage":
             return self.app.run_path is not None
