@@ -93,10 +93,10 @@ class RagtriageApp(App[int]):
         if self.mode == "triage":
             from .screens.triage import TriageScreen
 
-            self.push_screen(TriageScreen(self.run_path))
+            self.push_screen(TriageScreen(self.run_path))  # it calls load_document once the run is shown
         else:
             self.push_screen(CasesScreen())
-        self.load_document()
+            self.load_document()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_document(self) -> None:

@@ -328,17 +328,41 @@ class TriageState:
 # ---------------------------------------------------------------------------- sweep from stored rankings
 
 def retrieval_sweep(records: list[dict], ks: Iterable[int]) -> list[tuple[int, float | None]]:
-    """Hit rate per k from the stored rankings (no system call); unscored and
-    unanswerable cases are left out, as in the summary."""
-    from ..core.metrics import at_k, first_positions, mean_or_none
+    """Hit rate per k from the stored rankings (no system call), over the answerable
+    scored cases as in the summary. One pass: a case is a hit at every k from the
+    position that completes it (its ``rank`` for ``expect: any``; the last of its
+    expected chunks' first positions for ``expect: all``)."""
+    from ..core.diagnosis import NOT_SCORED
 
-    scored = [r for r in records if r.get("reason") not in ("error", "unlabelled") and r.get("expected")]
-    if not scored:
+    ks = list(ks)
+    top = max(ks, default=0)
+    completes = [0] * (top + 2)  # completes[p]: cases completed at position p (p > top: never within ks)
+    n = 0
+    for r in records:
+        expected = r.get("expected")
+        if not expected or r.get("reason") in NOT_SCORED or r.get("unanswerable"):
+            continue
+        n += 1
+        if r.get("expect", "any") == "all" and len(expected) > 1:
+            ranking = r.get("ranking") or []
+            first: dict[str, int] = {}
+            for i, c in enumerate(ranking[:top]):
+                first.setdefault(c, i + 1)
+            worst = max((first.get(c, 0) for c in expected), default=0)
+            if any(c not in first for c in expected):
+                worst = 0
+        else:
+            worst = r.get("rank") or 0
+        if 0 < worst <= top:
+            completes[worst] += 1
+    if not n:
         return [(k, None) for k in ks]
-    pos = first_positions([r.get("ranking") or [] for r in scored], [r["expected"] for r in scored],
-                          [r.get("expect", "any") for r in scored])
-    ans = pos.n_gold > 0
-    return [(k, mean_or_none(at_k(pos, k)["hit"], ans)) for k in ks]
+    out, running = [], 0
+    cum = []
+    for p in range(top + 1):
+        running += completes[p]
+        cum.append(running)
+    return [(k, cum[k] / n) for k in ks]
 
 
 def ranking_depth(records: list[dict]) -> int:

@@ -175,3 +175,16 @@ def test_case_view_words_and_marks():
     plain = describe(rec, 3).plain
     assert "✗ fail · unsupported-answer" in plain and "✗ unsupported: number 30 missing from source" in plain
     assert "look for 30 in the cited chunks" in plain and "★ expected" in plain
+
+
+def test_retrieval_sweep_equals_the_metrics_at_every_k(shop_run):
+    from ragtriage.core.metrics import at_k, first_positions, mean_or_none
+
+    _ts, _run, run = shop_run
+    recs = [dict(r) for r in run.cases]
+    recs[0] = dict(recs[0], expected=["entrega-1", "pago-1"], expect="all")  # an expect-all case too
+    scored = [r for r in recs if r["reason"] not in ("error", "unlabelled") and r["expected"]]
+    pos = first_positions([r["ranking"] for r in scored], [r["expected"] for r in scored],
+                          [r.get("expect", "any") for r in scored])
+    for k, hit in retrieval_sweep(recs, range(1, 6)):
+        assert hit == pytest.approx(mean_or_none(at_k(pos, k)["hit"], pos.n_gold > 0))

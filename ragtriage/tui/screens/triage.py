@@ -31,6 +31,7 @@ from ..triage_view import describe, first_rank
 from ..widgets.triage_table import TriageTable
 
 SWEEP_MAX_K = 10
+RESCORE_INLINE = 5000  # cases: above this a full recompute runs in a worker
 ANSWER_SWEEP_LIMIT = 2000  # cases: above this the chart shows retrieval only (answers need a re-run)
 
 
@@ -127,6 +128,8 @@ to its new group and saves the test set (labels recorded).
         self._run_started = 0.0
         self._run_out: Path | None = None
         self._queue: deque = deque()
+        self._summary_busy = False
+        self._summary_again = False
         self._ticker = None
         self._sweep: list[dict] | None = None
         self._summary: dict | None = None
@@ -178,12 +181,14 @@ to its new group and saves the test set (labels recorded).
             if side.rerun:
                 records = [side.rerun.get(r["id"], r) for r in records]
             state = TriageState(records, k)
+            state.lines()
         except InputError as e:
             self.app.call_from_thread(self._load_failed, e)
             return
         finally:
             if was:
                 gc.enable()
+        gc.freeze()  # keep 100k records out of every later collection: no pauses on keys
         self.app.call_from_thread(self._run_loaded, run.meta, run.summary, state, side)
 
     def _load_failed(self, error) -> None:
@@ -208,6 +213,8 @@ to its new group and saves the test set (labels recorded).
         self._publish_reasons()
         self.on_state_changed()
         self.refresh_summary()
+        if getattr(self.app, "mode", "edit") == "triage" and self.app.session is None:
+            self.app.load_document()  # after the run is on screen: the two loads do not share the CPU
 
     # -- keeping up with the test set ----------------------------------------------------
     def on_state_changed(self) -> None:
@@ -235,12 +242,44 @@ to its new group and saves the test set (labels recorded).
             ids = sorted(side.rescored | set(side.rerun))
         else:
             ids = None  # changed outside triage: recompute all
-        changed = self._rescore(ids, doc)
-        self._seen_cases = {}
         self._synced = (id(session), session.generation, len(session.ops))
+        if ids is None and len(self.state) > RESCORE_INLINE:
+            self.notify("the test set changed since this run: recomputing every case from the stored rankings…")
+            self._rescore_all(self.state, doc)
+            return
+        changed = self._rescore(ids, doc)
         if ids is None and changed:
             self.notify(f"the test set changed since this run: {changed} case{'s' * (changed != 1)} "
                         "recomputed from the stored rankings")
+
+    @work(thread=True, exclusive=True, group="triage-rescore", exit_on_error=False)
+    def _rescore_all(self, state: TriageState, doc) -> None:
+        settings = doc.settings
+        cases = {c.id: c for c in doc.cases}
+        new = []
+        for rec in list(state.records):
+            case = cases.get(rec["id"])
+            if case is not None:
+                r = relabel_record(rec, case, state.k, settings)
+                if r != rec:
+                    new.append(r)
+        self.app.call_from_thread(self._rescored_all, state, new)
+
+    def _rescored_all(self, state: TriageState, new: list[dict]) -> None:
+        if state is not self.state:
+            return
+        keep = self.table.current_id
+        for rec in new:
+            state.replace(rec)
+            self.sidecar.rescored.add(rec["id"])
+        self.table.refresh_lines(keep)
+        self._publish_reasons()
+        self._update_status()
+        self._show_detail()
+        self.refresh_summary()
+        self.notify(f"{len(new)} case{'s' * (len(new) != 1)} recomputed from the stored rankings")
+        if self.app.session is not None:
+            self._sync(self.app.session)  # edits made meanwhile
 
     def _sync(self, session) -> None:
         key = (id(session), session.generation, len(session.ops))
@@ -363,28 +402,37 @@ to its new group and saves the test set (labels recorded).
 
     # -- summary and sweep --------------------------------------------------------------
     def refresh_summary(self) -> None:
-        if self.state is not None:
-            self._compute_summary(self.state)
+        """Recompute the summary and the sweep in a worker; one at a time, the last request wins."""
+        if self.state is None:
+            return
+        if self._summary_busy:
+            self._summary_again = True
+            return
+        self._summary_busy = True
+        self._summary_again = False
+        self._compute_summary(self.state)
 
-    @work(thread=True, exclusive=True, group="triage-summary", exit_on_error=False)
+    @work(thread=True, group="triage-summary", exit_on_error=False)
     def _compute_summary(self, state: TriageState) -> None:
-        records = list(state.records)
-        summary = state.summary() if self._summary is None or state.version else self._summary
-        depth = min(ranking_depth(records), SWEEP_MAX_K)
-        sweep = None
-        if depth > 1:
-            hits = retrieval_sweep(records, range(1, depth + 1))
-            sweep = [{"k": k, "hit": h, "supported": None, "correct": None} for k, h in hits]
-            for row in sweep:
-                if row["k"] == state.k:
-                    row["supported"], row["correct"] = summary.get("supported"), summary.get("accuracy")
-            answers = self._answer_sweep(len(records), depth)
-            if answers:
+        summary, sweep = None, None
+        try:
+            records = list(state.records)
+            summary = state.summary() if self._summary is None or state.version else self._summary
+            depth = min(ranking_depth(records), SWEEP_MAX_K)
+            if depth > 1:
+                hits = retrieval_sweep(records, range(1, depth + 1))
+                sweep = [{"k": k, "hit": h, "supported": None, "correct": None} for k, h in hits]
                 for row in sweep:
-                    a = answers.get(row["k"])
-                    if a is not None and row["k"] != state.k:
-                        row["supported"], row["correct"] = a
-        self.app.call_from_thread(self._summary_ready, state, summary, sweep)
+                    if row["k"] == state.k:
+                        row["supported"], row["correct"] = summary.get("supported"), summary.get("accuracy")
+                answers = self._answer_sweep(len(records), depth)
+                if answers:
+                    for row in sweep:
+                        a = answers.get(row["k"])
+                        if a is not None and row["k"] != state.k:
+                            row["supported"], row["correct"] = a
+        finally:
+            self.app.call_from_thread(self._summary_ready, state, summary, sweep)
 
     def _answer_sweep(self, n: int, depth: int) -> dict | None:
         """Supported / correct per k for a local ``builtin`` run (its answers are re-derived
@@ -401,7 +449,10 @@ to its new group and saves the test set (labels recorded).
         return {row["k"]: (row.get("supported"), row.get("correct")) for row in result["rows"]}
 
     def _summary_ready(self, state: TriageState, summary: dict, sweep) -> None:
-        if state is not self.state or not self.is_mounted:
+        self._summary_busy = False
+        if self._summary_again:
+            self.refresh_summary()
+        if state is not self.state or not self.is_mounted or summary is None:
             return
         self._sweep = sweep
         self.query_one("#triage-summary", Static).update(summary_text(summary, state.k, sweep))
