@@ -52,6 +52,7 @@ def make_data(folder: Path, n: int, n_chunks: int) -> Path:
     chunks = write_corpus(folder / "bench.chunks.jsonl", n_chunks)
     ts = folder / "bench.yaml"
     write_testset(ts, n, "bench.chunks.jsonl", n_chunks)
+    write_labels(ts, folder / "bench.chunks.jsonl")
     doc = TestSetDocument.load(ts)
     rng = random.Random(3)
     with open(folder / "results.jsonl", "wb") as f:
@@ -72,6 +73,25 @@ def make_data(folder: Path, n: int, n_chunks: int) -> Path:
     run = folder / "run.jsonl"
     evaluate(doc, f"results:{folder / 'results.jsonl'}", out=run)
     return run
+
+
+def write_labels(ts: Path, chunks_path: Path) -> None:
+    """Append the labels a labelled set has (what ``record_labels`` writes), as text:
+    recording 90,000 labels one by one through the document is slow (see the report)."""
+    import re
+
+    from ragtriage.core.corpus import iter_chunks
+    from ragtriage.core.text import fingerprint
+
+    text = ts.read_text("utf-8")
+    wanted = dict.fromkeys(re.findall(r"expected: \[([^\]]+)\]", text))
+    chunks = {c.id: c for c in iter_chunks(chunks_path, problems=[]) if c.id in wanted}
+    out = ["labels:\n"]
+    for cid in wanted:
+        ch = chunks[cid]
+        out.append(f"  {cid}:\n    sha: \"{fingerprint(ch.text)}\"\n    text: {orjson.dumps(ch.text).decode()}\n"
+                   f"    doc: {ch.doc}\n    when: \"2026-11-30T00:00:00Z\"\n")
+    ts.write_text(text + "".join(out), encoding="utf-8")
 
 
 async def open_triage(run: Path, testset: Path, *, relabels: int = 0):

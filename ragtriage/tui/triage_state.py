@@ -229,7 +229,8 @@ class TriageState:
         self.pos: dict[str, int] = {}
         self.groups: dict[str, list[int]] = {}
         self._order: list[str] | None = None
-        self._lines: list[tuple[str, int]] | None = None
+        self._group_starts: list[int] | None = None
+        self._line_count = 0
         self.version = 0  # bumped on every change; views compare it
         for r in records or ():
             self._append(r)
@@ -263,34 +264,49 @@ class TriageState:
     def failures(self) -> int:
         return sum(len(v) for r, v in self.groups.items() if r and r not in PASSING)
 
+    def _starts(self) -> list[int]:
+        """Line index of each group's header (a few groups: cheap to recompute)."""
+        if self._group_starts is None:
+            out, at = [], 0
+            for r in self.order:
+                out.append(at)
+                at += 1 + len(self.groups[r])
+            self._group_starts = out
+            self._line_count = at
+        return self._group_starts
+
+    def line_count(self) -> int:
+        self._starts()
+        return self._line_count
+
+    def line_at(self, at: int) -> tuple[str, int]:
+        """``(reason, -1)`` for a group header, ``(reason, position)`` for a case.
+        The lines are never built as a list: a relabel only moves one position."""
+        starts = self._starts()
+        g = bisect.bisect_right(starts, at) - 1
+        reason = self.order[g]
+        off = at - starts[g]
+        return (reason, -1) if off == 0 else (reason, self.groups[reason][off - 1])
+
     def lines(self) -> list[tuple[str, int]]:
-        """The flat list the table paints: ``(reason, -1)`` for a group header, then
-        ``(reason, position)`` for each of its cases."""
-        if self._lines is None:
-            out: list[tuple[str, int]] = []
-            for reason in self.order:
-                out.append((reason, -1))
-                out.extend((reason, i) for i in self.groups[reason])
-            self._lines = out
-        return self._lines
+        """Every line (for tests and small views); the table uses :meth:`line_at`."""
+        return [self.line_at(i) for i in range(self.line_count())]
 
     def line_of(self, case_id: str) -> int | None:
-        """Index in :meth:`lines` of a case (a walk over the group headers, not the cases)."""
+        """Line index of a case."""
         i = self.pos.get(case_id)
         if i is None:
             return None
         reason = self.records[i].get("reason") or ""
-        at = 0
-        for r in self.order:
-            members = self.groups[r]
-            if r == reason:
-                return at + 1 + bisect.bisect_left(members, i)
-            at += 1 + len(members)
-        return None
+        order = self.order
+        if reason not in order:
+            return None
+        members = self.groups[reason]
+        return self._starts()[order.index(reason)] + 1 + bisect.bisect_left(members, i)
 
     def _changed(self, regroup: bool) -> None:
         self.version += 1
-        self._lines = None
+        self._group_starts = None
         if regroup:
             self._order = None
 

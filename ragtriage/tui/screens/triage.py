@@ -169,6 +169,7 @@ to its new group and saves the test set (labels recorded).
     # -- loading -----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="triage-load", exit_on_error=False)
     def load_run(self) -> None:
+        from ...core import scoring  # noqa: F401  (imported here, not on the first relabel's key press)
         from ...core.runfile import read_run
 
         was = gc.isenabled()
@@ -181,7 +182,6 @@ to its new group and saves the test set (labels recorded).
             if side.rerun:
                 records = [side.rerun.get(r["id"], r) for r in records]
             state = TriageState(records, k)
-            state.lines()
         except InputError as e:
             self.app.call_from_thread(self._load_failed, e)
             return
@@ -277,7 +277,8 @@ to its new group and saves the test set (labels recorded).
         self._update_status()
         self._show_detail()
         self.refresh_summary()
-        self.notify(f"{len(new)} case{'s' * (len(new) != 1)} recomputed from the stored rankings")
+        if new:
+            self.notify(f"{len(new)} case{'s' * (len(new) != 1)} recomputed from the stored rankings")
         if self.app.session is not None:
             self._sync(self.app.session)  # edits made meanwhile
 
@@ -286,6 +287,9 @@ to its new group and saves the test set (labels recorded).
         if key == self._synced:
             return
         last = self._synced
+        if last is not None and last[0] == id(session) and len(session.ops) < last[2]:
+            self._synced = key  # a save cleared the log: the cases did not change
+            return
         ops = None
         if last is not None and last[0] == id(session) and len(session.ops) >= last[2]:
             ops = session.ops[last[2]:]
@@ -295,6 +299,10 @@ to its new group and saves the test set (labels recorded).
             self._rescore(sorted(i for i in ids if i), session.doc)
         elif ops is not None and all(op["op"] == "set_label" for op in ops):
             pass
+        elif len(self.state) > RESCORE_INLINE:  # undo, redo, a reload: recompute all, off the UI thread
+            self._synced = key
+            self._rescore_all(self.state, session.doc)
+            return
         else:
             self._rescore(None, session.doc)
         self._synced = key

@@ -44,7 +44,7 @@ class TriageTable(ScrollView, can_focus=True):
     TriageTable > .triage-table--dim { color: $text-muted; }
     """
 
-    cursor = reactive(1, always_update=True, init=False)  # index into state.lines()
+    cursor = reactive(1, always_update=True, init=False)  # a line index (see TriageState.line_at)
 
     class Highlighted(Message):
         def __init__(self, table: "TriageTable", case_id: str | None) -> None:
@@ -69,53 +69,51 @@ class TriageTable(ScrollView, can_focus=True):
 
     def refresh_lines(self, keep: str | None = None) -> None:
         """The groups changed: resize, put the cursor back on ``keep`` (or nearby), repaint."""
-        lines = self.state.lines()
-        self.virtual_size = Size(self.size.width, len(lines))
+        count = self.state.line_count()
+        self.virtual_size = Size(self.size.width, count)
         at = self.state.line_of(keep) if keep is not None else None
         if at is None:
-            at = min(self.cursor, max(0, len(lines) - 1))
+            at = min(self.cursor, max(0, count - 1))
             at = self._nearest_case(at)
         self._seen_version = self.state.version
         self.cursor = at
         self.refresh()
 
     def _nearest_case(self, at: int) -> int:
-        lines = self.state.lines()
-        if not lines:
+        state = self.state
+        count = state.line_count()
+        if not count:
             return 0
-        at = max(0, min(at, len(lines) - 1))
-        for j in range(at, len(lines)):
-            if lines[j][1] >= 0:
+        at = max(0, min(at, count - 1))
+        for j in range(at, count):
+            if state.line_at(j)[1] >= 0:
                 return j
         for j in range(at, -1, -1):
-            if lines[j][1] >= 0:
+            if state.line_at(j)[1] >= 0:
                 return j
         return 0
 
     @property
     def current_id(self) -> str | None:
-        lines = self.state.lines()
-        if not lines or not 0 <= self.cursor < len(lines):
+        if not 0 <= self.cursor < self.state.line_count():
             return None
-        _reason, i = lines[self.cursor]
+        _reason, i = self.state.line_at(self.cursor)
         return self.state.records[i]["id"] if i >= 0 else None
 
     @property
     def current_group(self) -> str | None:
-        lines = self.state.lines()
-        if not lines or not 0 <= self.cursor < len(lines):
+        if not 0 <= self.cursor < self.state.line_count():
             return None
-        return lines[self.cursor][0]
+        return self.state.line_at(self.cursor)[0]
 
     # -- painting ----------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width or self.size.width
         base = self.rich_style
-        lines = self.state.lines()
         at = int(self.scroll_offset.y) + y
-        if at >= len(lines):
+        if at >= self.state.line_count():
             return Strip.blank(width, base)
-        reason, i = lines[at]
+        reason, i = self.state.line_at(at)
         if i < 0:
             style = base + self.get_component_rich_style("triage-table--group")
             n = len(self.state.groups.get(reason, ()))
@@ -149,7 +147,7 @@ class TriageTable(ScrollView, can_focus=True):
         return Strip(segs).adjust_cell_length(width, style)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.virtual_size = Size(event.size.width, len(self.state.lines()))
+        self.virtual_size = Size(event.size.width, self.state.line_count())
         self._scroll_cursor_into_view()
 
     # -- cursor ------------------------------------------------------------------------
@@ -162,18 +160,18 @@ class TriageTable(ScrollView, can_focus=True):
         body = max(1, self.scrollable_content_region.height)
         top = int(self.scroll_offset.y)
         # show the group header too when on a group's first case
-        want_top = self.cursor - 1 if self.cursor > 0 and self.state.lines() and \
-            self.state.lines()[self.cursor - 1][1] < 0 else self.cursor
+        want_top = self.cursor - 1 if 0 < self.cursor < self.state.line_count() and \
+            self.state.line_at(self.cursor - 1)[1] < 0 else self.cursor
         if want_top < top:
             self.scroll_to(y=want_top, animate=False, immediate=True)
         elif self.cursor >= top + body:
             self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True)
 
     def _step(self, direction: int) -> None:
-        lines = self.state.lines()
+        count = self.state.line_count()
         j = self.cursor + direction
-        while 0 <= j < len(lines):
-            if lines[j][1] >= 0:
+        while 0 <= j < count:
+            if self.state.line_at(j)[1] >= 0:
                 self.cursor = j
                 return
             j += direction
@@ -185,11 +183,7 @@ class TriageTable(ScrollView, can_focus=True):
         self._step(-1)
 
     def _group_starts(self) -> list[int]:
-        out, at = [], 0
-        for r in self.state.order:
-            out.append(at)
-            at += 1 + len(self.state.groups[r])
-        return out
+        return self.state._starts()
 
     def action_next_group(self) -> None:
         starts = self._group_starts()
@@ -217,7 +211,7 @@ class TriageTable(ScrollView, can_focus=True):
         self.cursor = self._nearest_case(0)
 
     def action_last(self) -> None:
-        self.cursor = self._nearest_case(len(self.state.lines()) - 1)
+        self.cursor = self._nearest_case(self.state.line_count() - 1)
 
     def move_to(self, case_id: str) -> bool:
         at = self.state.line_of(case_id)
@@ -228,6 +222,5 @@ class TriageTable(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         at = int(self.scroll_offset.y) + event.y
-        lines = self.state.lines()
-        if 0 <= at < len(lines):
+        if 0 <= at < self.state.line_count():
             self.cursor = self._nearest_case(at)
