@@ -143,7 +143,7 @@ async def relabel(app, screen, pilot, times: int) -> dict:
         edit.append(time.perf_counter() - t)
         assert counts["retrieval-miss"] == before - 1, "the case did not move"
         t = time.perf_counter()
-        screen._save()
+        screen._save()  # what the save timer runs after a pause on a big set
         save.append(time.perf_counter() - t)
         await app.workers.wait_for_complete()  # the app's stale check and our summary, before the next one
         await pilot.pause()

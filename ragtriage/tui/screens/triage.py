@@ -31,6 +31,8 @@ from ..triage_view import describe, first_rank
 from ..widgets.triage_table import TriageTable
 
 SWEEP_MAX_K = 10
+SAVE_AT_ONCE = 5000  # cases: above this a relabel is saved after SAVE_DELAY seconds without another
+SAVE_DELAY = 1.5
 RESCORE_INLINE = 5000  # cases: above this a full recompute runs in a worker
 ANSWER_SWEEP_LIMIT = 2000  # cases: above this the chart shows retrieval only (answers need a re-run)
 
@@ -130,6 +132,7 @@ to its new group and saves the test set (labels recorded).
         self._queue: deque = deque()
         self._summary_busy = False
         self._summary_again = False
+        self._save_timer = None
         self._ticker = None
         self._sweep: list[dict] | None = None
         self._summary: dict | None = None
@@ -370,7 +373,7 @@ to its new group and saves the test set (labels recorded).
         if self.running:
             parts.append(f"running {len(state)}/{self._run_total}")
         if app.session is not None and app.session.dirty:
-            parts.append("● unsaved")
+            parts.append("● saving…" if self._save_timer is not None else "● unsaved")
         self.query_one("#triage-status", Static).update(" · ".join(parts))
 
     def _chunk_text(self):
@@ -506,11 +509,26 @@ to its new group and saves the test set (labels recorded).
         self.table.move_to(cid)
         move = f" · {before} → {after}" if before != after else f" · still {after}"
         self.notify(message + move)
-        self._save()
+        self._schedule_save()
         return True
+
+    def _schedule_save(self) -> None:
+        """Save at once on a small set; on a big one (a save there costs a second or more)
+        after a short pause, so a burst of relabels is one save and keys never wait on it."""
+        doc = self.app.doc
+        if doc is None or len(doc) <= SAVE_AT_ONCE:
+            self._save()
+            return
+        if self._save_timer is not None:
+            self._save_timer.stop()
+        self._save_timer = self.set_timer(SAVE_DELAY, self._save)
+        self._update_status()
 
     def _save(self) -> None:
         """Save the test set (labels recorded) and the sidecar."""
+        if self._save_timer is not None:
+            self._save_timer.stop()
+            self._save_timer = None
         self.app.action_save()
         s = self.app.session
         if s is not None and not s.dirty:
