@@ -1,6 +1,8 @@
 """Cases: every case in a virtual table, a detail pane, filter, sort, actions."""
 from __future__ import annotations
 
+import time
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,6 +14,9 @@ from ..rows import COLUMNS, CaseRows, make_row
 from ..widgets.case_detail import CaseDetail, describe_case
 from ..widgets.case_table import CaseTable
 from .dialogs import confirm
+
+
+DETAIL_DELAY = 0.05  # seconds between keys below which the detail pane waits
 
 
 class CasesScreen(Screen):
@@ -45,6 +50,10 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         self._row_cache: dict[tuple, tuple] = {}
         self._seen = None
         self._ready = False
+        self._detail_for: str | None = None
+        self._detail_pending = False
+        self._detail_timer = None
+        self._last_highlight = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(f"{self.app.testset_path.name} · loading…", id="status")
@@ -144,7 +153,32 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 
     @on(CaseTable.Highlighted)
     def _highlighted(self, event: CaseTable.Highlighted) -> None:
-        self._show_detail(event.case_id)
+        self._queue_detail(event.case_id)
+
+    def _queue_detail(self, case_id: str | None) -> None:
+        # The table's frame goes out first and the detail pane follows. While keys
+        # repeat faster than DETAIL_DELAY (holding j), the detail waits for a pause:
+        # re-wrapping the pane on every row would halve the frame rate.
+        self._detail_for = case_id
+        now = time.monotonic()
+        repeating = now - self._last_highlight < DETAIL_DELAY
+        self._last_highlight = now
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+            self._detail_timer = None
+        if repeating:
+            self._detail_timer = self.set_timer(DETAIL_DELAY, self.flush_detail)
+        elif not self._detail_pending:
+            self._detail_pending = True
+            self.call_after_refresh(self.flush_detail)
+
+    def flush_detail(self) -> None:
+        """Show the detail of the case under the cursor now (tests call it after fast key bursts)."""
+        self._detail_pending = False
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+            self._detail_timer = None
+        self._show_detail(self._detail_for if self._detail_for is not None else self.table.current_id)
 
     @on(CaseTable.Selected)
     def _selected(self, event: CaseTable.Selected) -> None:
@@ -169,7 +203,7 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         self.rows.set_filter(event.value)
         self.table.refresh_rows(keep)
         self._update_status()
-        self._show_detail(self.table.current_id)
+        self._queue_detail(self.table.current_id)
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self, event: Input.Submitted) -> None:
