@@ -30,18 +30,30 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 """
 
     BINDINGS = [
-        Binding("slash", "filter", "Filter", key_display="/", id="cases.filter"),
-        Binding("e", "edit", "Edit", show=False, id="cases.edit"),
-        Binding("p", "pick", "Pick", id="cases.pick"),
-        Binding("a", "add", "New", id="cases.new"),
-        Binding("d", "duplicate", "Duplicate", show=False, id="cases.duplicate"),
-        Binding("x,delete", "delete", "Delete", id="cases.delete"),
-        Binding("u", "toggle_unanswerable", "Unanswerable", id="cases.unanswerable"),
-        Binding("f", "next_flagged", "Flagged", id="cases.next_flagged"),
-        Binding("r", "review_stale", "Stale", id="cases.stale"),
-        Binding("s", "sort", "Sort", id="cases.sort"),
-        Binding("S", "reverse_sort", "Reverse sort", show=False, id="cases.reverse_sort"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="cases.clear_filter"),
+        Binding("slash", "filter", "Filter", key_display="/", id="cases.filter",
+                tooltip='filter as you type: words in id, topic, question, chunk ids, flags, reason, tags'),
+        Binding("e", "edit", "Edit", show=False, id="cases.edit",
+                tooltip='open the case editor (also enter)'),
+        Binding("p", "pick", "Pick", id="cases.pick",
+                tooltip='chunk picker: search the corpus and toggle expected chunks'),
+        Binding("a", "add", "New", id="cases.new",
+                tooltip='new case'),
+        Binding("d", "duplicate", "Duplicate", show=False, id="cases.duplicate",
+                tooltip='copy this case right below it'),
+        Binding("x,delete", "delete", "Delete", id="cases.delete",
+                tooltip='delete this case (asks first; ctrl+z undoes)'),
+        Binding("u", "toggle_unanswerable", "Unanswerable", id="cases.unanswerable",
+                tooltip='mark unanswerable (drops its expected chunks) or answerable again'),
+        Binding("f", "next_flagged", "Flagged", id="cases.next_flagged",
+                tooltip='jump to the next draft, unanswerable, stale or failed case'),
+        Binding("r", "review_stale", "Stale", id="cases.stale",
+                tooltip='review stale labels: accept a candidate, pick, or mark unanswerable'),
+        Binding("s", "sort", "Sort", id="cases.sort",
+                tooltip='sort by the next column (id, topic, question, ...; then file order)'),
+        Binding("S", "reverse_sort", "Reverse sort", show=False, id="cases.reverse_sort",
+                tooltip='reverse the sort order'),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="cases.clear_filter",
+                tooltip='clear the filter'),
     ]
 
     def __init__(self) -> None:
@@ -61,7 +73,7 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         with Horizontal(id="cases-main"):
             yield CaseTable(self.rows, id="cases")
             yield CaseDetail(id="detail")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False

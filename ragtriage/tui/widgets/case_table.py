@@ -132,7 +132,7 @@ class CaseTable(ScrollView, can_focus=True):
         cols = self.columns
         gaps = len(cols) - 1
         w: dict[str, int] = {}
-        w["id"] = min(self._max_id, max(8, width // 5))
+        w["id"] = min(self._max_id, max(8, width // 4))
         w["topic"] = min(self._max_topic, 18) if width >= 100 else 0
         w["expected"] = 20 if width >= 100 else 12
         w["flags"] = 14
