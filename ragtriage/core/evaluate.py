@@ -86,6 +86,21 @@ def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None
     the rest are asked. Ctrl-C (or ``cancel``) stops the run: the result has
     ``interrupted=True`` and the run file keeps the finished cases, no summary.
     ``ids`` limits the run to those case ids."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()  # hundreds of thousands of small records: the cyclic GC would dominate
+    try:
+        return _evaluate(testset, system, k, out=out, resume=resume, concurrency=concurrency, timeout=timeout,
+                         retries=retries, backoff=backoff, retriever=retriever, api_key_env=api_key_env,
+                         progress=progress, cancel=cancel, corpus=corpus, ids=ids)
+    finally:
+        if was:
+            gc.enable()
+
+
+def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries, backoff, retriever,
+              api_key_env, progress, cancel, corpus, ids) -> Run:
     from .runner import Progress
 
     doc = load_testset(testset)
