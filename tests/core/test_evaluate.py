@@ -111,7 +111,7 @@ def test_openai_system_prompt_key_and_errors(ts, tmp_path, monkeypatch):
         bad = evaluate(ts, f"openai:{srv.url}/openai-bad/v1#tiny", 2, retries=0, **FAST)
         fail = evaluate(ts, f"openai:{srv.url}/openai-fail/v1#tiny", 2, retries=1, **FAST)
     assert path == "/v1/chat/completions" and req["model"] == "tiny"
-    assert headers.get("authorization") == "Bearer sk-secret-123"
+    assert {k.lower(): v for k, v in headers.items()}["authorization"] == "Bearer sk-secret-123"
     system = req["messages"][0]["content"]
     assert "no lo sé" in system and "[" in system
     assert "Question:" in req["messages"][1]["content"]
