@@ -201,17 +201,16 @@ def _unit_before(text: str, start: int) -> str | None:
     return _SYMBOLS[m.group(1)] if m else None
 
 
-@lru_cache(maxsize=32)
-def _pattern(language: str | None) -> re.Pattern:
-    """One scanner per language: digit runs, or a whole number word of that language."""
-    words = sorted(number_words(language), key=len, reverse=True)
-    alt = "|".join(re.escape(w) for w in words)
-    return re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)|(?<![\w-])(" + alt + r")(?![\w-])", re.IGNORECASE)
+_WORDISH = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 
 
 @lru_cache(maxsize=32)
-def _word_values(language: str | None) -> dict[str, int]:
-    return number_words(language)
+def _words(language: str | None) -> tuple[re.Pattern, frozenset[str], dict[str, int]]:
+    """The number-word scanner of a language, its word set (a cheap pre-check) and values."""
+    values = number_words(language)
+    alt = "|".join(re.escape(w) for w in sorted(values, key=len, reverse=True))
+    pat = re.compile(r"(?<![\w-])(" + alt + r")(?![\w-])", re.IGNORECASE)
+    return pat, frozenset(values), values
 
 
 def find_numbers(text: str, language: str | None = None) -> list[Number]:
@@ -221,25 +220,25 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
     out: list[Number] = []
-    words = None
-    for m in _pattern(language).finditer(text):
+    for m in _DIGITS.finditer(text):
         tok = m.group(1)
-        if tok is not None:
-            if tok.isdigit():
-                value = int(tok)  # equal (and hash-equal) to the same Decimal
-            else:
-                value = parse_number(tok, language)
-                if value is None:
-                    continue
-                value = value.normalize()
-            unit = _unit_after(text, m.end()) or _unit_before(text, m.start())
-            out.append(Number(value, unit, tok, m.start()))
+        if tok.isdigit():
+            value = int(tok)  # equal (and hash-equal) to the same Decimal
         else:
-            if words is None:
-                words = _word_values(language)
-            w = m.group(2)
-            v = words.get(w.lower())
-            if v is None:
+            value = parse_number(tok, language)
+            if value is None:
                 continue
-            out.append(Number(v, _unit_after(text, m.end()), w, m.start()))
+            value = value.normalize()
+        unit = _unit_after(text, m.end()) or _unit_before(text, m.start())
+        out.append(Number(value, unit, tok, m.start()))
+    pat, wordset, values = _words(language)
+    if not wordset.isdisjoint(_WORDISH.findall(text.lower())):
+        digits = bool(out)
+        for m in pat.finditer(text):
+            w = m.group(1)
+            v = values.get(w.lower())
+            if v is not None:
+                out.append(Number(v, _unit_after(text, m.end()), w, m.start()))
+        if digits:
+            out.sort(key=lambda n: n.start)
     return out
