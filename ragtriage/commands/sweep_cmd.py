@@ -17,9 +17,13 @@ def main(args) -> int:
     from ..core.evaluate import load_testset, parse_ks, parse_thresholds, plan, sweep
 
     doc = load_testset(args.testset)
-    ks = parse_ks(None if args.k is None else str(args.k), doc.settings.k)
-    if args.k is None:
-        ks = list(range(1, doc.settings.k + 1))
+    spec = None if args.k is None else str(args.k).strip()
+    if spec is None:
+        ks = list(range(1, doc.settings.k + 1))  # default: every k up to the test set's
+    elif spec.isdigit():
+        ks = parse_ks(f"1-{spec}", doc.settings.k)  # one K in a sweep: every k from 1 to K
+    else:
+        ks = parse_ks(spec, doc.settings.k)
     thresholds = parse_thresholds(args.threshold)
     if args.json:
         jp = Path(args.json)

@@ -124,14 +124,23 @@ def check_grounding(
         abstained = is_abstention(answer, decline_phrases(language, decline))
     if abstained:
         return ""
-    cited = citations(answer)
+    cited: list[str] = []
+    pieces: list[str] = []
+    last = 0
+    for m in CITATION.finditer(answer):
+        pieces.append(answer[last:m.start()])
+        last = m.end()
+        g = m.group(1)
+        for cid in (_SPLIT.split(g) if ("," in g or ";" in g) else (g,)):
+            if cid and cid not in cited:
+                cited.append(cid)
     if not cited:
         return "no source"
-    seen = set(prompt_ids)
     for cid in cited:
-        if cid not in seen:
+        if cid not in prompt_ids:
             return f"source outside prompt: {cid}"
-    body = strip_citations(answer)
+    pieces.append(answer[last:])
+    body = " ".join(pieces)
     wanted = find_numbers(body, language)
     if not wanted:
         return ""

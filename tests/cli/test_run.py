@@ -138,8 +138,11 @@ def test_sweep_rows(cli, tmp_path):
     assert [x["k"] for x in rows] == [1, 2]  # default: 1 .. the test set's k
     for col in ("hit", "supported", "correct", "prompt tokens"):
         assert col in r.stdout
-    r = cli("sweep", ts, "--k", "3", "--threshold", "0,1.5")
-    assert r.returncode == 0, r.stderr and "threshold" in r.stdout
+    r = cli("sweep", ts, "--k", "3", "--threshold", "0,1.5", "--json", tmp_path / "t.json")
+    assert r.returncode == 0, r.stderr
+    assert "threshold" in r.stdout
+    rows = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))["rows"]
+    assert [(x["k"], x["threshold"]) for x in rows] == [(k, t) for k in (1, 2, 3) for t in (0.0, 1.5)]
     r = cli("sweep", ts, "--dry-run")
     assert r.returncode == 0 and "nothing was spent" in r.stdout
 
