@@ -261,8 +261,15 @@ class LoadedRun:
 
 
 def load_run(path) -> LoadedRun:
-    """Read a run file (formats.md §4) for comparing; bad input raises InputError, located."""
-    return _read_run_file(path)
+    """Read a run file (formats.md §4); bad input raises InputError, located.
+
+    The project's reader (:func:`ragtriage.core.runfile.read_run`) when present;
+    this module's small strict reader otherwise."""
+    try:
+        from .runfile import read_run
+    except ImportError:
+        return _read_run_file(path)
+    return read_run(path)
 
 
 def _read_run_file(path) -> LoadedRun:
