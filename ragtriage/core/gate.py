@@ -189,7 +189,9 @@ def failure_message(rec: dict) -> str:
     """``reason: why`` — what a CI annotation shows for a failing case."""
     reason = rec.get("reason") or "?"
     why = rec.get("why") or ""
-    return f"{reason}: {why}" if why else reason
+    if not why:
+        return reason
+    return why if why.startswith(f"{reason}:") else f"{reason}: {why}"
 
 
 # ---------------------------------------------------------------- text
@@ -422,6 +424,13 @@ def judge(doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, 
             notes.append("the run has no summary line (interrupted?): summary recomputed from its cases")
         summary = summarize(records, k)
     results = measure(bars, records, summary, k)
+    deep = [b for b in bars if b.k is not None and b.k > k]
+    if deep:
+        depth = max((len(r.get("ranking") or ()) for r in records), default=0)
+        if depth < max(b.k for b in deep):
+            notes.append(f"{', '.join(b.metric for b in deep)}: above the run's k = {k}, measured on the stored "
+                         f"rankings, which are at most {depth} deep (a chunk the system did not return counts as "
+                         "not found)")
     lines = {}
     for c in doc.cases:
         try:

@@ -111,8 +111,8 @@ def _num(v):
 
 
 def diff_runs(a, b) -> RunDiff:
-    """``a``/``b``: loaded runs (:class:`ragtriage.core.runread.LoadedRun`-like:
-    ``path``, ``meta``, ``cases`` (list of dicts with ``id`` and ``reason``), ``summary``)."""
+    """``a``/``b``: loaded runs (:class:`ragtriage.core.runfile.RunFile`: ``path``,
+    ``meta``, ``cases`` (dicts with ``id`` and ``reason``), ``summary``)."""
     d = RunDiff(str(a.path), str(b.path), dict(a.meta), dict(b.meta))
     reasons_a = {c["id"]: c.get("reason") for c in a.cases}
     reasons_b = {c["id"]: c.get("reason") for c in b.cases}
@@ -252,93 +252,9 @@ def render_markdown(d: RunDiff) -> str:
 
 # ---------------------------------------------------------------- reading
 
-@dataclass
-class LoadedRun:
-    path: str
-    meta: dict
-    cases: list[dict]
-    summary: dict | None
+def load_run(path):
+    """Read a run file (formats.md §4) with the project's reader; bad input raises
+    InputError, located. Returns a :class:`ragtriage.core.runfile.RunFile`."""
+    from .runfile import read_run
 
-
-def load_run(path) -> LoadedRun:
-    """Read a run file (formats.md §4); bad input raises InputError, located.
-
-    The project's reader (:func:`ragtriage.core.runfile.read_run`) when present;
-    this module's small strict reader otherwise."""
-    try:
-        from .runfile import read_run
-    except ImportError:
-        return _read_run_file(path)
     return read_run(path)
-
-
-def _read_run_file(path) -> LoadedRun:
-    """A small strict reader of the run-file format: meta line first, case lines, optional summary."""
-    from pathlib import Path
-
-    import orjson
-
-    from .errors import InputError, Problem
-
-    p = Path(path)
-    name = str(path)
-    if not p.exists():
-        raise InputError(Problem(name, None, "run file not found"))
-    if p.is_dir():
-        raise InputError(Problem(name, None, "is a folder, not a run file"))
-    problems: list[Problem] = []
-    meta: dict | None = None
-    cases: list[dict] = []
-    summary: dict | None = None
-    seen: dict[str, int] = {}
-    with open(p, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            if not raw.strip():
-                continue
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError as e:
-                problems.append(Problem(name, lineno, f"not valid JSON ({e.args[0] if e.args else e})"))
-                if len(problems) >= 20:
-                    break
-                continue
-            if not isinstance(obj, dict):
-                problems.append(Problem(name, lineno, f"expected a JSON object, got {type(obj).__name__}"))
-                continue
-            kind = obj.get("type")
-            if meta is None and kind != "meta":
-                problems.append(Problem(
-                    name, lineno, 'the first line must be the meta line ({"type": "meta", ...}): '
-                    "is this a run file written by `ragtriage run`?", field="type"))
-                break
-            if kind == "meta":
-                if meta is not None:
-                    problems.append(Problem(name, lineno, "a second meta line", field="type"))
-                    continue
-                meta = obj
-            elif kind == "case":
-                cid = obj.get("id")
-                if not isinstance(cid, str) or not cid:
-                    problems.append(Problem(name, lineno, "a case line needs a string id", field="id"))
-                    continue
-                reason = obj.get("reason")
-                if not isinstance(reason, str) or not reason:
-                    problems.append(Problem(name, lineno, "missing", case=cid, field="reason"))
-                    continue
-                if cid in seen:
-                    # a resumed run may repeat a case: the last line wins, as when it was written
-                    cases[seen[cid]] = obj
-                    continue
-                seen[cid] = len(cases)
-                cases.append(obj)
-            elif kind == "summary":
-                summary = obj
-            else:
-                problems.append(Problem(name, lineno, f"unknown line type {kind!r} (meta, case or summary)", field="type"))
-    if meta is None and not problems:
-        problems.append(Problem(name, None, "empty run file (no meta line)"))
-    if problems:
-        raise InputError(problems)
-    return LoadedRun(name, meta, cases, summary)

@@ -54,7 +54,7 @@ def test_markdown_appends_to_github_step_summary(cli, tmp_path):
 def test_bad_run_file_exit_2_located(cli, tmp_path):
     a, _ = _pair(tmp_path)
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"type": "meta"}\n{oops\n', encoding="utf-8")
+    bad.write_text('{"type": "meta", "k": 3}\n{oops\n', encoding="utf-8")
     r = cli("diff", a, bad)
     assert r.returncode == 2
     assert f"{bad}:2: not valid JSON" in r.stderr

@@ -115,11 +115,13 @@ def test_markdown_snapshot(tmp_path):
 
 @pytest.mark.parametrize("content, line, message", [
     ('{"type": "case", "id": "q1", "reason": "x"}\n', 1, "first line must be the meta line"),
-    ('{"type": "meta"}\n{"type": "case", "id": "q1"\n', 2, "not valid JSON"),
-    ('{"type": "meta"}\n{"type": "case", "reason": "wrong-answer"}\n', 2, "needs a string id"),
-    ('{"type": "meta"}\n[1, 2]\n', 2, "expected a JSON object"),
-    ('{"type": "meta"}\n{"type": "case", "id": "q1"}\n', 2, "reason: missing"),
-    ('{"type": "meta"}\n{"type": "bogus"}\n', 2, "unknown line type"),
+    ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1"\n\n', 2, "not valid JSON"),
+    ('{"type": "meta", "k": 3}\n{"type": "case", "reason": "wrong-answer"}\n', 2, "id: is required"),
+    ('{"type": "meta", "k": 3}\n[1, 2]\n', 2, "expected a JSON object"),
+    ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1"}\n', 2, "reason: is required"),
+    ('{"type": "meta", "k": 3}\n{"type": "bogus"}\n', 2, "unknown line type"),
+    ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1", "reason": "x"}\n'
+     '{"type": "case", "id": "q1", "reason": "x"}\n', 3, "duplicate case (first at line 2)"),
     ('', None, "empty run file"),
 ])
 def test_bad_run_files_are_located(tmp_path, content, line, message):
