@@ -143,6 +143,7 @@ class CheckResult:
     missing: list[str] = field(default_factory=list)  # test-set cases with no result in the run
     notes: list[str] = field(default_factory=list)
     case_lines: dict[str, int] = field(default_factory=dict)
+    details: dict[str, str] = field(default_factory=dict)  # id -> where to look, for failing cases
 
     @property
     def failed_bars(self) -> list[BarResult]:
@@ -192,6 +193,31 @@ def failure_message(rec: dict) -> str:
     if not why:
         return reason
     return why if why.startswith(f"{reason}:") else f"{reason}: {why}"
+
+
+def explain(rec: dict, case, k: int) -> str:
+    """Where to look, in a few words, for a failing case (the grounding ``why`` when there is one)."""
+    reason = rec.get("reason")
+    why = rec.get("why") or ""
+    expected = ", ".join(rec.get("expected") or (case.expected if case is not None else ()))
+    rank = rec.get("rank") or 0
+    if reason == "retrieval-miss":
+        where = f"rank {rank}" if rank else "not retrieved"
+        return f"{expected} not in the top {k} ({where})"
+    if reason == "unnecessary-abstention":
+        several = "," in expected
+        return (f"declined although {expected} {'were' if several else 'was'} found"
+                + (f" ({'first ' if several else ''}at rank {rank})" if rank else ""))
+    if reason == "unanswerable-answered":
+        return "answered a question the documents do not answer (it should decline)"
+    if reason == "wrong-answer" and case is not None:
+        answer = rec.get("answer") or ""
+        if case.answer is not None:
+            return f"answer differs from the reference {case.answer!r}"
+        missing = [m for m in case.must_contain if m not in answer]
+        if missing:
+            return "answer lacks " + ", ".join(repr(m) for m in missing)
+    return why
 
 
 # ---------------------------------------------------------------- text
@@ -277,8 +303,9 @@ def render_markdown(res: CheckResult) -> str:
                     out.append("")
                 current = r.get("reason")
                 count = sum(1 for x in failures if x.get("reason") == current)
-                out += [f"#### {_md(current)} ({count})", "", "| case | question | why |", "|---|---|---|"]
-            out.append(f"| `{_md(r['id'])}` | {_md(r.get('question') or '')} | {_md(r.get('why') or '')} |")
+                out += [f"#### {_md(current)} ({count})", "", "| case | question | where to look |", "|---|---|---|"]
+            why = res.details.get(r["id"]) or r.get("why") or ""
+            out.append(f"| `{_md(r['id'])}` | {_md(r.get('question') or '')} | {_md(why)} |")
         out.append("")
     else:
         out += ["No failing case.", ""]
@@ -295,8 +322,10 @@ def _x(s) -> str:
     return _XML_BAD.sub("", "" if s is None else str(s))
 
 
-def _case_details(rec: dict, k: int) -> str:
+def _case_details(rec: dict, k: int, detail: str = "") -> str:
     lines = [f"question: {rec.get('question', '')}"]
+    if detail and detail != rec.get("why"):
+        lines.insert(0, detail)
     if rec.get("expected"):
         lines.append(f"expected: {', '.join(rec['expected'])}" + (" (all)" if rec.get("expect") == "all" else ""))
     elif rec.get("unanswerable"):
@@ -341,11 +370,11 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
             counts["skipped"] += 1
         elif reason == "error":
             el = ET.SubElement(tc, "error", message=_x(failure_message(rec)), type="error")
-            el.text = _x(_case_details(rec, res.k))
+            el.text = _x(_case_details(rec, res.k, res.details.get(rec["id"], "")))
             counts["errors"] += 1
         else:
             el = ET.SubElement(tc, "failure", message=_x(failure_message(rec)), type=_x(reason))
-            el.text = _x(_case_details(rec, res.k))
+            el.text = _x(_case_details(rec, res.k, res.details.get(rec["id"], "")))
             counts["failures"] += 1
     for key, v in counts.items():
         suite.set(key, str(v))
@@ -437,5 +466,8 @@ def judge(doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, 
             lines[c.id] = doc.case_line(c.id)
         except Exception:  # a document without line info still gets a report
             pass
+    cases = {c.id: c for c in doc.cases}
+    details = {r["id"]: explain(r, cases.get(r["id"]), k) for r in records
+               if r.get("reason") not in PASSING}
     return CheckResult(str(doc.path), run_label, k, records, summary, results, list(stale), missing, notes,
-                       lines)
+                       lines, details)

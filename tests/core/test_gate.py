@@ -220,19 +220,37 @@ Run `ragtriage stale TESTSET --fix` and review the rest in `ragtriage edit`.
 
 #### retrieval-miss (1)
 
-| case | question | why |
+| case | question | where to look |
 |---|---|---|
 | `q2` | question q2 |  |
 
 #### unsupported-answer (1)
 
-| case | question | why |
+| case | question | where to look |
 |---|---|---|
 | `q3` | question q3 | number 30 missing from source |
 
 #### error (1)
 
-| case | question | why |
+| case | question | where to look |
 |---|---|---|
 | `q4` | question q4 | error: timeout after 60 s |
 """
+
+
+@pytest.mark.parametrize("record, case, want", [
+    (rec("q", "retrieval-miss", ["x", "y", "z", "a"], ["a"], rank=4), None, "a not in the top 3 (rank 4)"),
+    (rec("q", "retrieval-miss", ["x"], ["a"], rank=0), None, "a not in the top 3 (not retrieved)"),
+    (rec("q", "unnecessary-abstention", ["a"], ["a"], rank=1), None, "declined although a was found (at rank 1)"),
+    (rec("q", "unnecessary-abstention", ["b", "a"], ["a", "b"], rank=1), None,
+     "declined although a, b were found (first at rank 1)"),
+    (rec("q", "wrong-answer", ["a"], ["a"], answer="Son 5 días [a]"),
+     Case(id="q", question="?", expected=("a",), must_contain=("cinco días", "5 días")), "answer lacks 'cinco días'"),
+    (rec("q", "wrong-answer", ["a"], ["a"], answer="no"), Case(id="q", question="?", expected=("a",), answer="sí"),
+     "answer differs from the reference 'sí'"),
+    (rec("q", "unsupported-answer", ["a"], ["a"], why="no source"), None, "no source"),
+])
+def test_explain_says_where_to_look(record, case, want):
+    from ragtriage.core.gate import explain
+
+    assert explain(record, case, 3) == want
