@@ -64,9 +64,11 @@ def _make_run(args, doc):
 def _dry_run(args, doc) -> int:
     from ..core.evaluate import plan
 
-    p = plan(doc, args.system, [args.k] if args.k else None, timeout=args.timeout, retriever=args.retriever,
-             api_key_env=args.api_key_env)
-    sys.stdout.write(orjson.dumps(p, option=orjson.OPT_INDENT_2).decode() + "\n")
+    k = args.k or doc.settings.k
+    p = plan(doc, args.system, [k], timeout=args.timeout, retriever=args.retriever, api_key_env=args.api_key_env)
+    where = "external calls" if p["external"] else "local answers"
+    print(f"dry run: {p['cases']} cases through {p['system']} at k={k}: {p['calls']} {where}, "
+          f"about {p['tokens']} prompt tokens (characters / 4); nothing was spent")
     return 0
 
 
@@ -87,7 +89,7 @@ def main(args) -> int:
     if args.run:
         run = _read_run(args.run)
         for w in getattr(run, "warnings", ()) or ():
-            print(str(w), file=sys.stderr)
+            print(f"warning: {w}" if getattr(w, "severity", "") == "warning" else str(w), file=sys.stderr)
         label = str(args.run)
         if run.meta.get("testset_hash") != getattr(doc, "content_hash", None):
             from ..core.systems import Context
@@ -95,6 +97,8 @@ def main(args) -> int:
             chunk_text = Context(doc).chunk_text
     else:
         run = _make_run(args, doc)
+        for w in run.warnings:
+            print(f"warning: {w}" if getattr(w, "severity", "") == "warning" else str(w), file=sys.stderr)
         label = str(args.out) if args.out else None
         if run.interrupted:
             print("interrupted: the check was not judged", file=sys.stderr)

@@ -176,3 +176,11 @@ def test_bad_input_exits_2(cli, tmp_path, argv, message):
 def test_missing_test_set_exits_2(cli, tmp_path):
     r = cli("check", tmp_path / "nope.yaml")
     assert r.returncode == 2 and "file not found" in r.stderr
+
+
+def test_dry_run_spends_nothing(cli, tmp_path):
+    ts, results = shop(tmp_path, gates="")
+    r = cli("check", ts, "--system", f"results:{results}", "--dry-run", "--out", tmp_path / "run.jsonl")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("dry run: 8 cases through results:") and "nothing was spent" in r.stdout
+    assert not (tmp_path / "run.jsonl").exists()
