@@ -167,6 +167,7 @@ class TestSetDocument:
     """A test set loaded for reading and editing; see the module docstring."""
 
     __test__ = False
+    _edits = 0  # a process-wide counter: each edit gets a new version number
 
     # ------------------------------------------------------------ loading
 
@@ -189,6 +190,9 @@ class TestSetDocument:
         self._loaded_hash = None
         self._list_style = "flow"
         self._expected_changed = False
+        self._version = 0
+        self._saved_version = 0
+        self._cache_pending = None
 
     @classmethod
     def load(cls, path, *, use_cache: bool = True) -> "TestSetDocument":
@@ -813,9 +817,8 @@ class TestSetDocument:
 
     @property
     def dirty(self) -> bool:
-        if self._orig_text is None:
-            return True
-        return bool(self._undo) and self._join() != self._orig_text
+        """Unsaved changes? (Undoing back to the saved state makes it clean again.)"""
+        return self._orig_text is None or self._version != self._saved_version
 
     @property
     def content_hash(self) -> str:
@@ -851,10 +854,11 @@ class TestSetDocument:
             list(self._regions),
             [(c, list(c.gaps), list(c.items), c.missing) for c in (self._cases, self._labels)],
             self._expected_changed,
+            self._version,
         )
 
     def _restore(self, snap) -> None:
-        regions, colls, changed = snap
+        regions, colls, changed, self._version = snap
         self._regions = regions
         for c, gaps, items, missing in colls:
             c.gaps, c.items, c.missing = gaps, items, missing
@@ -866,6 +870,8 @@ class TestSetDocument:
         if len(self._undo) > UNDO_LIMIT:
             del self._undo[0]
         self._redo.clear()
+        TestSetDocument._edits += 1
+        self._version = TestSetDocument._edits
 
     def undo(self) -> bool:
         if not self._undo:
@@ -1350,19 +1356,27 @@ class TestSetDocument:
     # ------------------------------------------------------------ saving
 
     def render(self) -> bytes:
-        text = self._join()
+        return self._encode(self._join())
+
+    def _encode(self, text: str) -> bytes:
         if self._crlf:
             text = text.replace("\n", "\r\n")
         if self._bom:
             text = "\ufeff" + text
         return text.encode("utf-8")
 
-    def save(self, path=None, *, force: bool = False, corpus=None, record_labels: bool = True) -> bool:
+    def save(self, path=None, *, force: bool = False, corpus=None, record_labels: bool = True,
+             write_cache: bool | None = None) -> bool:
         """Write the test set atomically. Returns False when nothing needed writing.
 
         Labels are recorded for newly expected chunks (from ``corpus`` or the test
         set's chunks file) before writing. Raises :class:`ConflictError` if the file
-        changed on disk since it was loaded (``force=True`` overwrites)."""
+        changed on disk since it was loaded (``force=True`` overwrites).
+
+        The reopen cache is refreshed at once for test sets under 20,000 cases; for
+        bigger ones (where it takes about a second) only when asked
+        (``write_cache=True``) or later through :meth:`flush_cache`, so a save stays
+        fast while someone is typing."""
         if record_labels and self._expected_changed:
             try:
                 self.record_labels(corpus)
@@ -1371,27 +1385,31 @@ class TestSetDocument:
             self._expected_changed = False
         target = Path(path) if path is not None else self.path
         same = target == self.path
-        data = self.render()
+        text = self._join()
         if same and not force:
             self._check_conflict()
-        if same and self._orig_text is not None and data == self._orig_bytes():
+        if same and self._orig_text is not None and text == self._orig_text:
+            self._saved_version = self._version
             return False
+        data = self._encode(text)
         _atomic_write(target, data)
         if same:
             st = os.stat(target)
             self._stat = (st.st_mtime_ns, st.st_size)
-            self._orig_text = self._join()
+            self._orig_text = text
+            self._saved_version = self._version
             self._loaded_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
-            self._write_cache(self._loaded_hash)
+            self._cache_pending = self._loaded_hash
+            if write_cache or (write_cache is None and len(self._cases.items) < 20_000):
+                self.flush_cache()
         return True
 
-    def _orig_bytes(self) -> bytes:
-        text = self._orig_text
-        if self._crlf:
-            text = text.replace("\n", "\r\n")
-        if self._bom:
-            text = "\ufeff" + text
-        return text.encode("utf-8")
+    def flush_cache(self) -> None:
+        """Write the reopen cache for the last saved content, if not written yet."""
+        digest = getattr(self, "_cache_pending", None)
+        if digest and self._orig_text is not None and self._join() == self._orig_text:
+            self._write_cache(digest)
+        self._cache_pending = None
 
     def changed_on_disk(self) -> bool:
         try:
