@@ -78,6 +78,8 @@ def main(args) -> int:
     if args.run and args.k is not None:
         raise InputError(Problem("--k", None, "the run file fixes k; for a retrieval bar at another k "
                                  "write it as METRIC@K, e.g. --min hit@5=0.9"))
+    if args.run and args.out:
+        raise InputError(Problem("--out", None, "keeps the run the check makes; with --run there is none to keep"))
     if args.run and args.system != "builtin":
         raise InputError(Problem("--system", None, "give either --run RUN or --system SPEC, not both"))
     if args.dry_run:

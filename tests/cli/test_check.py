@@ -163,6 +163,8 @@ def test_a_run_of_an_older_test_set_is_rescored(cli, tmp_path):
     (["--min", "hit@3"], "write METRIC=VALUE"),
     (["--run", "{tmp}/nope.jsonl"], "run file not found"),
     (["--run", "{tmp}/run.jsonl", "--k", "5"], "--k: the run file fixes k"),
+    (["--run", "{tmp}/run.jsonl", "--out", "{tmp}/x.jsonl"], "--out: keeps the run the check makes"),
+    (["--run", "{tmp}/run.jsonl", "--system", "results:x.jsonl"], "give either --run RUN or --system SPEC"),
 ])
 def test_bad_input_exits_2(cli, tmp_path, argv, message):
     ts, results = shop(tmp_path)
