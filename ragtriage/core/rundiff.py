@@ -45,6 +45,7 @@ class RunDiff:
     unchanged: int = 0
     metrics: dict[str, tuple] = field(default_factory=dict)  # name -> (a, b, delta)
     notes: list[str] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)  # cases whose question or labels differ between the runs
 
     def of_kind(self, kind: str) -> list[CaseChange]:
         return [c for c in self.changes if c.kind == kind]
@@ -73,11 +74,26 @@ class RunDiff:
             "metrics": {
                 name: {"a": va, "b": vb, "delta": d} for name, (va, vb, d) in self.metrics.items()
             },
+            "edited": list(self.edited),
             "notes": list(self.notes),
         }
 
 
 KINDS = ("regressed", "fixed", "changed", "new", "removed")
+
+
+_CASE_KEYS = ("question", "expected", "expect", "unanswerable")
+
+
+def _label_of(rec: dict, key: str):
+    v = rec.get(key)
+    if key == "expect":
+        return v or "any"
+    if key == "unanswerable":
+        return bool(v)
+    if key == "expected":
+        return list(v or ())
+    return v
 
 
 def testset_hash(meta: dict) -> str | None:
@@ -116,6 +132,11 @@ def diff_runs(a, b) -> RunDiff:
     d = RunDiff(str(a.path), str(b.path), dict(a.meta), dict(b.meta))
     reasons_a = {c["id"]: c.get("reason") for c in a.cases}
     reasons_b = {c["id"]: c.get("reason") for c in b.cases}
+    recs_b = {c["id"]: c for c in b.cases}
+    for ra in a.cases:
+        rb = recs_b.get(ra["id"])
+        if rb is not None and any(_label_of(ra, f) != _label_of(rb, f) for f in _CASE_KEYS):
+            d.edited.append(ra["id"])
     for cid, ra in reasons_a.items():
         if cid not in reasons_b:
             d.changes.append(CaseChange(cid, ra, None, "removed"))
@@ -148,6 +169,11 @@ def diff_runs(a, b) -> RunDiff:
             f"the runs were made on different versions of the test set "
             f"({testset_hash(d.meta_a)} vs {testset_hash(d.meta_b)}): "
             "a reason may have changed because a case or its labels changed"
+        )
+    if d.edited:
+        d.notes.append(
+            f"{len(d.edited)} case(s) were edited between the runs (question or labels): "
+            + ", ".join(d.edited[:10]) + (" …" if len(d.edited) > 10 else "")
         )
     ta, tb = a.meta.get("testset"), b.meta.get("testset")
     if ta and tb and ta != tb:

@@ -137,3 +137,23 @@ def test_bad_run_files_are_located(tmp_path, content, line, message):
 def test_missing_run_file(tmp_path):
     with pytest.raises(InputError, match="run file not found"):
         load_run(tmp_path / "nope.jsonl")
+
+
+def test_cases_edited_between_the_runs_are_named(tmp_path):
+    a = write_run(tmp_path / "a.jsonl", [("q1", "retrieval-miss"), ("q2", "wrong-answer")], meta={"testset_hash": "x"})
+    b = write_run(tmp_path / "b.jsonl", [("q1", "supported-correct"), ("q2", "wrong-answer")],
+                  meta={"testset_hash": "y"})
+    lines = a.read_text(encoding="utf-8").splitlines()
+    recs = [json.loads(l) for l in lines]
+    recs[1]["expected"] = ["old-chunk"]
+    recs[2]["expected"] = ["c"]
+    a.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    recs = [json.loads(l) for l in b.read_text(encoding="utf-8").splitlines()]
+    recs[1]["expected"] = ["new-chunk"]
+    recs[2]["expected"] = ["c"]
+    recs[2]["expect"] = "any"
+    b.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    d = diff_runs(load_run(a), load_run(b))
+    assert d.edited == ["q1"]
+    assert any("1 case(s) were edited between the runs (question or labels): q1" in n for n in d.notes)
+    assert d.to_dict()["edited"] == ["q1"]
