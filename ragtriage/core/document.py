@@ -23,6 +23,7 @@ cache of the parsed pieces keyed by the file's content hash.
 """
 from __future__ import annotations
 
+import atexit
 import difflib
 import gc
 import hashlib
@@ -30,6 +31,7 @@ import marshal
 import os
 import re
 import tempfile
+import weakref
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -45,6 +47,17 @@ LIST_FIELDS = {"expected", "must_contain", "tags"}
 TEXT_FIELDS = {"id", "question", "topic", "answer", "notes", "expect"}
 BOOL_FIELDS = {"unanswerable"}
 UNDO_LIMIT = 200
+BIG = 20_000  # cases; above this the reopen cache is written later (flush_cache / at exit)
+_PENDING: "weakref.WeakSet[TestSetDocument]" = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_pending_caches() -> None:
+    for doc in list(_PENDING):
+        try:
+            doc.flush_cache()
+        except Exception:  # a cache is a convenience; never fail an exit over it
+            pass
 
 _MESSAGES = {
     "missing": "is required",
@@ -222,7 +235,11 @@ class TestSetDocument:
             doc = cls(path, text, bom=bom, crlf=crlf)
             doc._parse(text)
             if use_cache:
-                doc._write_cache(digest)
+                if len(doc._cases.items) < BIG:
+                    doc._write_cache(digest)
+                else:  # ~2 s at 100k cases: not on the way to the first screen
+                    doc._cache_pending = digest
+                    _PENDING.add(doc)
         doc._stat = (st.st_mtime_ns, st.st_size)
         doc._loaded_hash = digest
         return doc
@@ -315,7 +332,7 @@ class TestSetDocument:
         problems: list[Problem] = []
         if root is None:
             raise TestSetError(Problem(name, 1, "empty test set: expected `version: 1` and a `cases:` list"))
-        tag = yt.bad_tag(root)
+        tag = yt.bad_tag(root) if yt.may_have_tags(text) else None
         if tag:
             # find where: walk for the first bad node
             raise TestSetError(self._tag_problem(root, tag))
@@ -1400,16 +1417,20 @@ class TestSetDocument:
             self._saved_version = self._version
             self._loaded_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
             self._cache_pending = self._loaded_hash
-            if write_cache or (write_cache is None and len(self._cases.items) < 20_000):
+            if write_cache or (write_cache is None and len(self._cases.items) < BIG):
                 self.flush_cache()
+            else:
+                _PENDING.add(self)
         return True
 
     def flush_cache(self) -> None:
-        """Write the reopen cache for the last saved content, if not written yet."""
-        digest = getattr(self, "_cache_pending", None)
+        """Write the reopen cache for the content last loaded or saved, if not written yet
+        (big test sets defer it; it also runs at interpreter exit)."""
+        digest = self._cache_pending
+        self._cache_pending = None
+        _PENDING.discard(self)
         if digest and self._orig_text is not None and self._join() == self._orig_text:
             self._write_cache(digest)
-        self._cache_pending = None
 
     def changed_on_disk(self) -> bool:
         try:
