@@ -9,7 +9,9 @@ from pathlib import Path
 
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
-from ..core.exchange import chunk_texts, clean_label, import_comment, label_from_text, read_import
+from ..core.exchange import (
+    QUESTION_PLACEHOLDER, chunk_texts, clean_label, guess_language, import_comment, label_from_text, read_import,
+)
 from ..core.text import fingerprint
 
 
@@ -28,7 +30,16 @@ def main(args) -> int:
     if corpus is not None:
         rel_corpus = os.path.relpath(corpus.resolve(), out.resolve().parent)
     notes = list(imported.notes)
-    doc = TestSetDocument.create(out, corpus=rel_corpus, comment=import_comment(args.file, args.format, notes))
+    language = guess_language(c["question"] for c in imported.cases if c["question"] != QUESTION_PLACEHOLDER)
+    if language is None:
+        language = "en"
+        notes.append("language: en (could not tell from the questions): set `language:` if they are in another "
+                     "language (it picks the decline phrases and the number words)")
+    elif language != "en":
+        notes.append(f"language: {language}, guessed from the questions (it picks the decline phrases and the "
+                     "number words): check `language:`")
+    doc = TestSetDocument.create(out, corpus=rel_corpus, language=language,
+                                 comment=import_comment(args.file, args.format, notes))
     for fields in imported.cases:
         doc.add_case(**fields)
     expected = {cid for c in doc.cases for cid in c.expected}

@@ -830,6 +830,32 @@ def _import_trec(text, name, problems, matcher) -> Imported:
     return res
 
 
+GUESSABLE = ("en", "es", "de", "nl", "fr", "pt", "it")
+
+
+def guess_language(questions: Iterable[str]) -> str | None:
+    """The language most questions are written in, from common words; None when unclear.
+    The test set's ``language`` picks decline phrases and number words, so an import
+    of Spanish questions should not silently become ``en``."""
+    from .search import stopwords
+
+    lists = {lang: stopwords(lang) for lang in GUESSABLE}
+    score = dict.fromkeys(GUESSABLE, 0)
+    n = 0
+    for q in questions:
+        words = re.findall(r"\w+", q.casefold())
+        for lang, sw in lists.items():
+            score[lang] += sum(1 for w in words if w in sw)
+        n += 1
+        if n >= 2000:
+            break
+    ranked = sorted(score.items(), key=lambda kv: -kv[1])
+    (best, top), (_, second) = ranked[0], ranked[1]
+    if top >= 3 and top >= 1.5 * second:
+        return best
+    return None
+
+
 def import_comment(src, fmt: str, notes: Sequence[str]) -> str:
     """The header comment of an imported test set: where it came from and what was not mapped."""
     lines = [f"Imported from {Path(src).name} ({fmt}) by `ragtriage import`."]

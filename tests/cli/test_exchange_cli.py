@@ -41,6 +41,11 @@ def test_export_import_roundtrip_through_the_cli(cli, tmp_path, fmt):
     # the new test set is commented, points at the corpus, and has labels for what it expects
     assert new.text.startswith(f"# Imported from shop.{fmt} ({fmt}) by `ragtriage import`.")
     assert new.corpus_path.resolve() == CORPUS_ES.resolve()
+    # Spanish questions make a Spanish test set (decline phrases, number words); qrels have no questions
+    if fmt == "trec":
+        assert new.settings.language == "en" and "set `language:`" in new.text
+    else:
+        assert new.settings.language == "es" and "language: es, guessed from the questions" in new.text
     expected = {cid for c in new.cases for cid in c.expected}
     assert set(new.labels) == expected
     for cid in expected:

@@ -312,3 +312,16 @@ def test_trec_export_scored_by_trec_eval_matches_ragtriage(tmp_path):
             assert rr.get(case.id, {"recip_rank": 0.0})["recip_rank"] == pytest.approx(ours["rr"]), (case.id, k)
             compared += 1
         assert compared >= 50
+
+
+@pytest.mark.parametrize("questions, want", [
+    ([c.question for c in load_plain(TESTSETS / "shop-es.yaml").cases], "es"),
+    ([c.question for c in load_plain(TESTSETS / "shop-de.yaml").cases], "de"),
+    (["What is the refund window?", "How long does the delivery take to my house?"], "en"),
+    (["Hoe lang duurt de levering naar mijn huis?", "Kan ik met een kaart betalen als het pakket er is?"], "nl"),
+    (["q1", "q2"], None),
+])
+def test_guess_language(questions, want):
+    from ragtriage.core.exchange import guess_language
+
+    assert guess_language(questions) == want
