@@ -46,6 +46,7 @@ class RunDiff:
     metrics: dict[str, tuple] = field(default_factory=dict)  # name -> (a, b, delta)
     notes: list[str] = field(default_factory=list)
     edited: list[str] = field(default_factory=list)  # cases whose question or labels differ between the runs
+    reasons: dict[str, tuple[int, int]] = field(default_factory=dict)  # reason -> (cases in A, cases in B)
 
     def of_kind(self, kind: str) -> list[CaseChange]:
         return [c for c in self.changes if c.kind == kind]
@@ -74,6 +75,7 @@ class RunDiff:
             "metrics": {
                 name: {"a": va, "b": vb, "delta": d} for name, (va, vb, d) in self.metrics.items()
             },
+            "reasons": {name: {"a": ca, "b": cb, "delta": cb - ca} for name, (ca, cb) in self.reasons.items()},
             "edited": list(self.edited),
             "notes": list(self.notes),
         }
@@ -152,6 +154,12 @@ def diff_runs(a, b) -> RunDiff:
     rank = {k: i for i, k in enumerate(KINDS)}
     d.changes.sort(key=lambda c: rank[c.kind])  # stable: file order within a kind
 
+    for name in REASON_ORDER + tuple(sorted(set(reasons_a.values()) | set(reasons_b.values()))):
+        ca = sum(1 for r in reasons_a.values() if r == name)
+        cb = sum(1 for r in reasons_b.values() if r == name)
+        if (ca or cb) and name not in d.reasons:
+            d.reasons[name] = (ca, cb)
+
     sa, sb = a.summary or {}, b.summary or {}
     for name in DELTA_METRICS:
         va, vb = _num(sa.get(name)), _num(sb.get(name))
@@ -215,6 +223,10 @@ def _fmt_delta(d, name: str) -> str:
     return f"{sign}{abs(d):.3f}"
 
 
+def _fmt_count(n: int) -> str:
+    return f"+{n}" if n > 0 else ("−" + str(-n) if n < 0 else "0")
+
+
 def headline(d: RunDiff) -> str:
     c = {kind: len(d.of_kind(kind)) for kind in KINDS}
     return (
@@ -240,6 +252,11 @@ def render_text(d: RunDiff) -> str:
         out.append("")
     if not d.changes:
         out.append("No case changed its reason.")
+        out.append("")
+    if d.reasons:
+        out.append(f"{'reason':<24} {'A':>4} {'B':>4} {'Δ':>4}")
+        for name, (ca, cb) in d.reasons.items():
+            out.append(f"{name:<24} {ca:>4} {cb:>4} {_fmt_count(cb - ca):>4}")
         out.append("")
     if d.metrics:
         out.append(f"{'metric':<20} {'A':>8} {'B':>8} {'Δ':>8}")
@@ -267,6 +284,13 @@ def render_markdown(d: RunDiff) -> str:
         out += [f"### {_GLYPH[kind]} {_TITLES[kind]}: {len(items)}", "", "| case | run A | run B |", "|---|---|---|"]
         for c in items:
             out.append(f"| `{_md_cell(c.id)}` | {c.before or '–'} | {c.after or '–'} |")
+        out.append("")
+    if not d.changes:
+        out += ["No case changed its reason.", ""]
+    if d.reasons:
+        out += ["### Reasons", "", "| reason | A | B | Δ |", "|---|---:|---:|---:|"]
+        for name, (ca, cb) in d.reasons.items():
+            out.append(f"| {name} | {ca} | {cb} | {_fmt_count(cb - ca)} |")
         out.append("")
     if d.metrics:
         out += ["### Metrics", "", "| metric | A | B | Δ |", "|---|---:|---:|---:|"]

@@ -59,6 +59,8 @@ def test_diff_lists_exactly_the_changed_cases(tmp_path):
     assert not d.testset_changed and d.notes == []
     js = d.to_dict()
     assert js["counts"] == {"regressed": 1, "fixed": 1, "changed": 1, "new": 1, "removed": 1, "unchanged": 2}
+    assert js["reasons"]["retrieval-miss"] == {"a": 2, "b": 1, "delta": -1}
+    assert js["reasons"]["unsupported-answer"] == {"a": 0, "b": 1, "delta": 1}
     assert js["cases"][0] == {"id": "precio-entrega", "from": "supported-correct", "to": "unsupported-answer",
                               "kind": "regressed"}
     text = render_text(d)
@@ -106,6 +108,11 @@ def test_markdown_snapshot(tmp_path):
         "### ✓ Fixed (was failing, now good): 1\n\n"
         "| case | run A | run B |\n|---|---|---|\n"
         "| `q2` | retrieval-miss | supported-correct |\n\n"
+        "### Reasons\n\n"
+        "| reason | A | B | Δ |\n|---|---:|---:|---:|\n"
+        "| retrieval-miss | 1 | 0 | −1 |\n"
+        "| wrong-answer | 0 | 1 | +1 |\n"
+        "| supported-correct | 1 | 1 | 0 |\n\n"
         "### Metrics\n\n"
         "| metric | A | B | Δ |\n|---|---:|---:|---:|\n"
         "| hit | 0.500 | 1.000 | +0.500 |\n"
