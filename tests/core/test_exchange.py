@@ -215,6 +215,8 @@ def test_trec_run_keeps_order_and_duplicate_slots():
     ("jsonl", '{"id": "a", "question": "q"}\n{"id": "a", "question": "r"}\n', 2, "duplicate id 'a' (first at line 1)"),
     ("jsonl", '{"id": "a", "question": "q", "unanswerable": true, "expected": ["x"]}\n', 1, "unanswerable: true with expected"),
     ("jsonl", '{"question": "q"}\n', 1, "id: is required"),
+    ("jsonl", '{"id": "a", "question": "q", "expeced": ["x"]}\n', 1, "case 'a': expeced: unknown field (did you mean 'expected'?)"),
+    ("jsonl", '{"id": "a", "question": "q", "tags": 3}\n', 1, "tags: Input should be a list"),
     ("csv", "id,question,unanswerable\na,q,maybe\n", 2, "'maybe' is not true/false"),
     ("csv", "id,question\na,q\n\"b,\"x\n", 3, "q"),
     ("csv", "id,text\na,q\n", 1, "no `question` column"),
