@@ -85,19 +85,25 @@ def test_check_runs_the_system_when_no_run_is_given(cli, tmp_path):
     assert r.returncode == 1
 
 
-def test_stale_labels_fail_the_check(cli, tmp_path):
+@pytest.mark.parametrize("edit", ["renamed", "rewritten"])
+def test_stale_labels_fail_the_check(cli, tmp_path, edit):
     ts, results = shop(tmp_path, gates="")
     run = make_run(cli, ts, results, tmp_path / "run.jsonl")
     corpus = tmp_path / "shop-es.chunks.jsonl"
     lines = corpus.read_text(encoding="utf-8").splitlines()
     chunk = json.loads(lines[0])
     assert chunk["id"] == "entrega-1"
-    chunk["text"] = "La entrega a una oficina cuesta ahora 4 €."  # the same id now says something else
+    if edit == "renamed":  # re-chunking gave the same text another id
+        chunk["id"] = "envios-0001"
+    else:  # the same id now says something else (a re-chunking without spans)
+        chunk["text"] = "La entrega a una oficina cuesta ahora 4 €."
+        del chunk["start"], chunk["end"]
     lines[0] = json.dumps(chunk, ensure_ascii=False)
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
     r = cli("check", ts, "--run", run, "--min", "hit@3=0.5", "--junit", tmp_path / "j.xml")
-    assert r.returncode == 1
+    assert r.returncode == 1, r.stdout + r.stderr
     assert "label 'entrega-1'" in r.stdout and "STALE" in r.stdout
+    assert "check FAILED: 1 stale label(s)" in r.stdout
     root = ET.parse(tmp_path / "j.xml").getroot()
     fresh = root.find("testsuite[@name='shop-es.gate']/testcase[@name='labels are fresh']")
     assert fresh.find("failure") is not None
