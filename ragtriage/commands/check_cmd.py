@@ -9,7 +9,9 @@ import orjson
 
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
-from ..core.gate import collect_bars, judge, render_junit, render_markdown, render_text, write_report
+from ..core.gate import (
+    check_writable, collect_bars, judge, render_junit, render_markdown, render_text, write_report,
+)
 
 
 def _stale_entries(doc) -> tuple[list, str | None]:
@@ -73,6 +75,14 @@ def _dry_run(args, doc) -> int:
 
 
 def main(args) -> int:
+    if args.junit:
+        check_writable(args.junit, "--junit")
+    if args.markdown:
+        check_writable(args.markdown, "--markdown")
+    if args.json:
+        check_writable(args.json, "--json")
+    if args.out:
+        check_writable(args.out, "--out")
     doc = TestSetDocument.load(args.testset)
     bars = collect_bars(doc.settings.gates, args.min)
     if args.run and args.k is not None:

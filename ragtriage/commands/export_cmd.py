@@ -7,7 +7,7 @@ from pathlib import Path
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
 from ..core.exchange import export_testset, export_trec_run
-from ..core.gate import write_report
+from ..core.gate import check_writable, write_report
 
 
 def run_path_for(qrels_path: str) -> Path:
@@ -17,6 +17,8 @@ def run_path_for(qrels_path: str) -> Path:
 
 
 def main(args) -> int:
+    if args.output:
+        check_writable(args.output, "-o")
     if args.run and args.format != "trec":
         raise InputError(Problem("--run", None, "only with --format trec (a TREC run file from the run's rankings)"))
     if args.run and not args.output:

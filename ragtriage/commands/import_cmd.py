@@ -19,6 +19,8 @@ def main(args) -> int:
     out = Path(args.output)
     if out.exists() and not args.force:
         raise InputError(Problem(str(out), None, "already exists; not overwritten (choose another -o, or --force)"))
+    if not out.parent.is_dir():
+        raise InputError(Problem(str(out), None, f"folder {out.parent} does not exist", field="-o"))
     if out.suffix.lower() not in (".yaml", ".yml"):
         raise InputError(Problem(str(out), None, "a test set is YAML: name it .yaml"))
     corpus = Path(args.corpus) if args.corpus else None

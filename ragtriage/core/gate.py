@@ -19,29 +19,45 @@ from .errors import InputError, Problem
 from .schema import AT_K_METRICS, parse_metric
 
 
+def check_writable(path, option: str) -> None:
+    """Fail fast (before a long run) when a report cannot be written to ``path``."""
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(Problem(str(p), None, f"cannot create its folder ({e.strerror})", field=option)) from None
+    if p.is_dir():
+        raise InputError(Problem(str(p), None, "is a folder; give a file name", field=option))
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise InputError(Problem(str(p), None, "not writable", field=option))
+
+
 def write_report(path, text: str) -> None:
     """Write a report file atomically; append when it is the GitHub step summary
     (``$GITHUB_STEP_SUMMARY`` collects what every command of the step writes)."""
     p = Path(path)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary and os.path.abspath(summary) == os.path.abspath(p):
-        with open(p, "a", encoding="utf-8") as f:
-            f.write(text)
-        return
-    if p.parent and not p.parent.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, p)
-    except BaseException:
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary and os.path.abspath(summary) == os.path.abspath(p):
+            with open(p, "a", encoding="utf-8") as f:
+                f.write(text)
+            return
+        parent = p.parent if str(p.parent) else Path(".")
+        parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            os.replace(tmp, p)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError as e:
+        raise InputError(Problem(str(p), None, f"cannot write ({e.strerror or e})")) from None
 
 
 @dataclass(frozen=True)

@@ -192,3 +192,10 @@ def test_dry_run_spends_nothing(cli, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("dry run: 8 cases through results:") and "nothing was spent" in r.stdout
     assert not (tmp_path / "run.jsonl").exists()
+
+
+def test_unwritable_report_fails_before_running(cli, tmp_path):
+    ts, results = shop(tmp_path)
+    r = cli("check", ts, "--system", f"results:{results}", "--junit", tmp_path, "--out", tmp_path / "run.jsonl")
+    assert r.returncode == 2 and "--junit: is a folder" in r.stderr
+    assert not (tmp_path / "run.jsonl").exists()  # nothing was run

@@ -144,3 +144,16 @@ def test_import_bad_file_is_located_and_writes_nothing(cli, tmp_path):
     assert not out.exists()
     r = cli("import", tmp_path / "missing.csv", "--format", "csv", "-o", out)
     assert r.returncode == 2 and "file not found" in r.stderr and not out.exists()
+
+
+def test_unwritable_outputs_exit_2_without_traceback(cli, tmp_path):
+    r = cli("export", SHOP_ES, "--format", "csv", "-o", "/proc/ragtriage-test.csv")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "/proc/ragtriage-test.csv" in r.stderr
+    r = cli("export", SHOP_ES, "--format", "csv", "-o", tmp_path)
+    assert r.returncode == 2 and "is a folder" in r.stderr
+    exported = tmp_path / "e.csv"
+    assert cli("export", SHOP_ES, "--format", "csv", "-o", exported).returncode == 0
+    r = cli("import", exported, "--format", "csv", "-o", tmp_path / "no" / "such" / "x.yaml")
+    assert r.returncode == 2 and "does not exist" in r.stderr and "Traceback" not in r.stderr
+    r = cli("import", exported, "--format", "csv", "-o", tmp_path / "x.txt")
+    assert r.returncode == 2 and "name it .yaml" in r.stderr
