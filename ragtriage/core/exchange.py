@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from .errors import InputError, Problem
 from .schema import CASE_FIELDS, LABEL_FIELDS, Case
-from .text import fingerprint, normalize_text
+from .text import fingerprint
 
 FORMATS = ("jsonl", "csv", "ragas", "deepeval", "trec")
 
@@ -884,5 +884,5 @@ def clean_label(label: Mapping) -> dict:
 __all__ = [
     "FORMATS", "Imported", "export_testset", "export_jsonl", "export_csv", "export_ragas", "export_deepeval",
     "export_qrels", "export_trec_run", "read_import", "import_comment", "label_from_text", "clean_label",
-    "normalize_text",
+    "guess_language",
 ]

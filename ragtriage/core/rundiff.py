@@ -12,14 +12,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .diagnosis import PASSING, REASONS
 from .schema import SUMMARY_METRICS
 
-GOOD = frozenset({"supported-correct", "appropriate-abstention"})
+GOOD = PASSING        # supported-correct, appropriate-abstention
 NEUTRAL = frozenset({"unlabelled"})  # not scored: neither a failure nor a success
-REASON_ORDER = (
-    "error", "unlabelled", "appropriate-abstention", "unanswerable-answered", "retrieval-miss",
-    "unnecessary-abstention", "wrong-answer", "unsupported-answer", "supported-correct",
-)
+REASON_ORDER = REASONS
 DELTA_METRICS = SUMMARY_METRICS + ("tokens",)
 _HASH_KEYS = ("testset_hash", "testset_sha", "content_hash", "hash")
 
