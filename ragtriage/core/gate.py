@@ -102,7 +102,7 @@ def parse_min(spec: str) -> tuple[str, float]:
     return key, value
 
 
-def collect_bars(gates: dict, mins, testset_name: str = "TESTSET") -> list[Bar]:
+def collect_bars(gates: dict, mins) -> list[Bar]:
     """The test set's gates, then every ``--min`` (which replaces a gate on the same metric)."""
     bars: dict[str, Bar] = {}
     for key, v in (gates or {}).items():
