@@ -37,6 +37,7 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         Binding("s", "sort", "Sort", id="cases.sort"),
         Binding("S", "reverse_sort", "Reverse sort", show=False, id="cases.reverse_sort"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="cases.clear_filter"),
+        Binding("t", "triage", "Triage", id="cases.triage"),
     ]
 
     def __init__(self) -> None:
@@ -277,6 +278,17 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
             self.notify("no corpus: the test set names none and --corpus was not given", severity="warning")
             return
         self.app.push_screen(StaleScreen())
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "triage":
+            return self.app.run_path is not None
+        return True
+
+    def action_triage(self) -> None:
+        from .triage import TriageScreen
+
+        if self.app.run_path is not None:
+            self.app.push_screen(TriageScreen(self.app.run_path))
 
 
 def duplicate_case(app, case_id: str) -> str:
