@@ -23,6 +23,7 @@ cache of the parsed pieces keyed by the file's content hash.
 """
 from __future__ import annotations
 
+import atexit
 import difflib
 import gc
 import hashlib
@@ -30,6 +31,7 @@ import marshal
 import os
 import re
 import tempfile
+import weakref
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -45,6 +47,17 @@ LIST_FIELDS = {"expected", "must_contain", "tags"}
 TEXT_FIELDS = {"id", "question", "topic", "answer", "notes", "expect"}
 BOOL_FIELDS = {"unanswerable"}
 UNDO_LIMIT = 200
+BIG = 20_000  # cases; above this the reopen cache is written later (flush_cache / at exit)
+_PENDING: "weakref.WeakSet[TestSetDocument]" = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_pending_caches() -> None:
+    for doc in list(_PENDING):
+        try:
+            doc.flush_cache()
+        except Exception:  # a cache is a convenience; never fail an exit over it
+            pass
 
 _MESSAGES = {
     "missing": "is required",
@@ -167,6 +180,7 @@ class TestSetDocument:
     """A test set loaded for reading and editing; see the module docstring."""
 
     __test__ = False
+    _edits = 0  # a process-wide counter: each edit gets a new version number
 
     # ------------------------------------------------------------ loading
 
@@ -189,6 +203,9 @@ class TestSetDocument:
         self._loaded_hash = None
         self._list_style = "flow"
         self._expected_changed = False
+        self._version = 0
+        self._saved_version = 0
+        self._cache_pending = None
 
     @classmethod
     def load(cls, path, *, use_cache: bool = True) -> "TestSetDocument":
@@ -218,7 +235,11 @@ class TestSetDocument:
             doc = cls(path, text, bom=bom, crlf=crlf)
             doc._parse(text)
             if use_cache:
-                doc._write_cache(digest)
+                if len(doc._cases.items) < BIG:
+                    doc._write_cache(digest)
+                else:  # ~2 s at 100k cases: not on the way to the first screen
+                    doc._cache_pending = digest
+                    _PENDING.add(doc)
         doc._stat = (st.st_mtime_ns, st.st_size)
         doc._loaded_hash = digest
         return doc
@@ -287,6 +308,8 @@ class TestSetDocument:
 
     def _yaml_problem(self, e, text: str) -> Problem:
         mark = e.problem_mark or e.context_mark
+        if e.context_mark is not None and e.problem_mark is not None and e.problem_mark.index >= len(text.rstrip()):
+            mark = e.context_mark  # ran off the end: point at what was left open
         line = mark.line + 1 if mark else None
         msg = (e.problem or "not valid YAML").strip()
         if mark is not None and 0 <= mark.index < len(text):
@@ -309,7 +332,7 @@ class TestSetDocument:
         problems: list[Problem] = []
         if root is None:
             raise TestSetError(Problem(name, 1, "empty test set: expected `version: 1` and a `cases:` list"))
-        tag = yt.bad_tag(root)
+        tag = yt.bad_tag(root) if yt.may_have_tags(text) else None
         if tag:
             # find where: walk for the first bad node
             raise TestSetError(self._tag_problem(root, tag))
@@ -811,9 +834,8 @@ class TestSetDocument:
 
     @property
     def dirty(self) -> bool:
-        if self._orig_text is None:
-            return True
-        return bool(self._undo) and self._join() != self._orig_text
+        """Unsaved changes? (Undoing back to the saved state makes it clean again.)"""
+        return self._orig_text is None or self._version != self._saved_version
 
     @property
     def content_hash(self) -> str:
@@ -849,10 +871,11 @@ class TestSetDocument:
             list(self._regions),
             [(c, list(c.gaps), list(c.items), c.missing) for c in (self._cases, self._labels)],
             self._expected_changed,
+            self._version,
         )
 
     def _restore(self, snap) -> None:
-        regions, colls, changed = snap
+        regions, colls, changed, self._version = snap
         self._regions = regions
         for c, gaps, items, missing in colls:
             c.gaps, c.items, c.missing = gaps, items, missing
@@ -864,6 +887,8 @@ class TestSetDocument:
         if len(self._undo) > UNDO_LIMIT:
             del self._undo[0]
         self._redo.clear()
+        TestSetDocument._edits += 1
+        self._version = TestSetDocument._edits
 
     def undo(self) -> bool:
         if not self._undo:
@@ -1348,19 +1373,27 @@ class TestSetDocument:
     # ------------------------------------------------------------ saving
 
     def render(self) -> bytes:
-        text = self._join()
+        return self._encode(self._join())
+
+    def _encode(self, text: str) -> bytes:
         if self._crlf:
             text = text.replace("\n", "\r\n")
         if self._bom:
             text = "\ufeff" + text
         return text.encode("utf-8")
 
-    def save(self, path=None, *, force: bool = False, corpus=None, record_labels: bool = True) -> bool:
+    def save(self, path=None, *, force: bool = False, corpus=None, record_labels: bool = True,
+             write_cache: bool | None = None) -> bool:
         """Write the test set atomically. Returns False when nothing needed writing.
 
         Labels are recorded for newly expected chunks (from ``corpus`` or the test
         set's chunks file) before writing. Raises :class:`ConflictError` if the file
-        changed on disk since it was loaded (``force=True`` overwrites)."""
+        changed on disk since it was loaded (``force=True`` overwrites).
+
+        The reopen cache is refreshed at once for test sets under 20,000 cases; for
+        bigger ones (where it takes about a second) only when asked
+        (``write_cache=True``) or later through :meth:`flush_cache`, so a save stays
+        fast while someone is typing."""
         if record_labels and self._expected_changed:
             try:
                 self.record_labels(corpus)
@@ -1369,27 +1402,35 @@ class TestSetDocument:
             self._expected_changed = False
         target = Path(path) if path is not None else self.path
         same = target == self.path
-        data = self.render()
+        text = self._join()
         if same and not force:
             self._check_conflict()
-        if same and self._orig_text is not None and data == self._orig_bytes():
+        if same and self._orig_text is not None and text == self._orig_text:
+            self._saved_version = self._version
             return False
+        data = self._encode(text)
         _atomic_write(target, data)
         if same:
             st = os.stat(target)
             self._stat = (st.st_mtime_ns, st.st_size)
-            self._orig_text = self._join()
+            self._orig_text = text
+            self._saved_version = self._version
             self._loaded_hash = hashlib.blake2b(data, digest_size=16).hexdigest()
-            self._write_cache(self._loaded_hash)
+            self._cache_pending = self._loaded_hash
+            if write_cache or (write_cache is None and len(self._cases.items) < BIG):
+                self.flush_cache()
+            else:
+                _PENDING.add(self)
         return True
 
-    def _orig_bytes(self) -> bytes:
-        text = self._orig_text
-        if self._crlf:
-            text = text.replace("\n", "\r\n")
-        if self._bom:
-            text = "\ufeff" + text
-        return text.encode("utf-8")
+    def flush_cache(self) -> None:
+        """Write the reopen cache for the content last loaded or saved, if not written yet
+        (big test sets defer it; it also runs at interpreter exit)."""
+        digest = self._cache_pending
+        self._cache_pending = None
+        _PENDING.discard(self)
+        if digest and self._orig_text is not None and self._join() == self._orig_text:
+            self._write_cache(digest)
 
     def changed_on_disk(self) -> bool:
         try:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 # ----------------------------------------------------------------------------- words
 
@@ -128,27 +129,24 @@ for canon, aliases in _UNIT_ALIASES.items():
     for a in aliases:
         UNITS[a] = canon
 _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "%": "%"}
-_MULTI = sorted((a for a in UNITS if " " in a), key=len, reverse=True)
 
 # ----------------------------------------------------------------------------- reading
 
+_SEPS = re.compile(r"([.,])")
 _DIGITS = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 _AFTER = re.compile(r"\s?([€$£%])|\s?([^\W\d_]+(?:\s[^\W\d_]+)?)")
 _BEFORE = re.compile(r"([€$£])\s?$")
 
 
-@dataclass(frozen=True)
-class Number:
+class Number(NamedTuple):
     value: Decimal
     unit: str | None  # canonical unit, or None when the text gives none
     text: str         # as written (``14``, ``1.000``, ``cinco``)
     start: int
 
-    def show(self) -> str:
-        return self.text
 
-
+@lru_cache(maxsize=64)
 def decimal_separator(language: str | None) -> str:
     """``,`` for es, de, nl, fr, it, pt ...; ``.`` for en (and unknown languages)."""
     return "." if _lang(language) in ("en", "ja", "zh", "ko", "he", "th") else ","
@@ -161,7 +159,9 @@ def parse_number(token: str, language: str | None = None) -> Decimal | None:
     style, groups thousands; any other separator is read as the decimal point."""
     dec = decimal_separator(language)
     thou = "." if dec == "," else ","
-    parts = re.split(r"([.,])", token)
+    if token.isdigit():
+        return Decimal(token)
+    parts = _SEPS.split(token)
     digits = parts[0::2]
     seps = parts[1::2]
     if not seps:
@@ -184,19 +184,33 @@ def _unit_after(text: str, end: int) -> str | None:
     m = _AFTER.match(text, end)
     if not m:
         return None
-    if m.group(1):
-        return _SYMBOLS[m.group(1)]
+    sym = m.group(1)
+    if sym:
+        return _SYMBOLS[sym]
     phrase = m.group(2).lower()
-    for multi in _MULTI:
-        if phrase == multi or phrase.startswith(multi + " "):
-            return UNITS[multi]
-    first = phrase.split(" ")[0]
-    return UNITS.get(first)
+    if " " in phrase:
+        unit = UNITS.get(phrase)
+        if unit is not None:
+            return unit
+        phrase = phrase.split(" ", 1)[0]
+    return UNITS.get(phrase)
 
 
 def _unit_before(text: str, start: int) -> str | None:
     m = _BEFORE.search(text, max(0, start - 2), start)
     return _SYMBOLS[m.group(1)] if m else None
+
+
+_WORDISH = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+
+
+@lru_cache(maxsize=32)
+def _words(language: str | None) -> tuple[re.Pattern, frozenset[str], dict[str, int]]:
+    """The number-word scanner of a language, its word set (a cheap pre-check) and values."""
+    values = number_words(language)
+    alt = "|".join(re.escape(w) for w in sorted(values, key=len, reverse=True))
+    pat = re.compile(r"(?<![\w-])(" + alt + r")(?![\w-])", re.IGNORECASE)
+    return pat, frozenset(values), values
 
 
 def find_numbers(text: str, language: str | None = None) -> list[Number]:
@@ -208,17 +222,23 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
     out: list[Number] = []
     for m in _DIGITS.finditer(text):
         tok = m.group(1)
-        value = parse_number(tok, language)
-        if value is None:
-            continue
+        if tok.isdigit():
+            value = int(tok)  # equal (and hash-equal) to the same Decimal
+        else:
+            value = parse_number(tok, language)
+            if value is None:
+                continue
+            value = value.normalize()
         unit = _unit_after(text, m.end()) or _unit_before(text, m.start())
-        out.append(Number(value.normalize(), unit, tok, m.start()))
-    words = number_words(language)
-    for m in _WORD.finditer(text):
-        w = m.group(0).lower()
-        v = words.get(w)
-        if v is None:
-            continue
-        out.append(Number(Decimal(v), _unit_after(text, m.end()), m.group(0), m.start()))
-    out.sort(key=lambda n: n.start)
+        out.append(Number(value, unit, tok, m.start()))
+    pat, wordset, values = _words(language)
+    if not wordset.isdisjoint(_WORDISH.findall(text.lower())):
+        digits = bool(out)
+        for m in pat.finditer(text):
+            w = m.group(1)
+            v = values.get(w.lower())
+            if v is not None:
+                out.append(Number(v, _unit_after(text, m.end()), w, m.start()))
+        if digits:
+            out.sort(key=lambda n: n.start)
     return out

@@ -64,9 +64,29 @@ _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_BAD = set(",[]{}")
 
 
+class _FastLoader(_Loader):
+    """Composes without resolving implicit tags: ragtriage reads scalars itself
+    (YAML 1.2 rules, :func:`scalar_value`), so the 1.1 resolver's regexes on every
+    scalar would be wasted work. Explicit tags are kept as written."""
+
+    def resolve(self, kind, value, implicit):  # noqa: D102 - called by the composer
+        if kind is ScalarNode:
+            return _STR
+        return _SEQ if kind is SequenceNode else _MAP
+
+
+_STR, _SEQ, _MAP = _STD + "str", _STD + "seq", _STD + "map"
+_TAG_HINT = re.compile(r"(?:^|[\s\[{,])!")
+
+
 def compose(text: str):
     """Compose one YAML document into nodes (raises yaml.YAMLError)."""
-    return yaml.compose(text, Loader=_Loader)
+    return yaml.compose(text, Loader=_FastLoader)
+
+
+def may_have_tags(text: str) -> bool:
+    """False when the text cannot hold an explicit tag (a cheap test before walking every node)."""
+    return _TAG_HINT.search(text) is not None
 
 
 def is_plain(node) -> bool:

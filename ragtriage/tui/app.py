@@ -52,8 +52,10 @@ class RagtriageApp(App[int]):
         *,
         recovery: bool = True,
         use_cache: bool = True,
+        mode: str = "edit",
     ) -> None:
         super().__init__()
+        self.mode = mode  # "edit" (Cases first) or "triage" (``ragtriage triage``: the run's failures first)
         self.testset_path = Path(testset_path)
         self.run_path = Path(run_path) if run_path else None
         self.corpus_override = Path(corpus_path) if corpus_path else None
@@ -88,7 +90,12 @@ class RagtriageApp(App[int]):
 
     # -- start-up ----------------------------------------------------------------------
     def on_mount(self) -> None:
-        self.push_screen(CasesScreen())
+        if self.mode == "triage":
+            from .screens.triage import TriageScreen
+
+            self.push_screen(TriageScreen(self.run_path))
+        else:
+            self.push_screen(CasesScreen())
         self.load_document()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -122,7 +129,7 @@ class RagtriageApp(App[int]):
             if was:
                 gc.enable()
         reasons = {}
-        if self.run_path is not None:
+        if self.run_path is not None and self.mode != "triage":  # triage reads the whole run itself
             from .data import read_reasons
 
             try:

@@ -302,3 +302,18 @@ def test_demo_sets_load(tmp_path):
         shutil.copy(p, tmp_path / p.name)
         d2 = TestSetDocument.load(tmp_path / p.name)
         assert d2.save() is False
+
+
+def test_big_sets_defer_the_cache_write(copy, monkeypatch, tmp_path):
+    monkeypatch.setattr(docmod, "BIG", 1)
+    p = copy()
+    d = TestSetDocument.load(p)
+    assert not list(docmod.cache_dir().glob("ts-*.bin"))  # not on the way to the first screen
+    d.flush_cache()
+    assert len(list(docmod.cache_dir().glob("ts-*.bin"))) == 1
+    d.update_case("domingo", notes="x")
+    d.save()
+    assert len(list(docmod.cache_dir().glob("ts-*.bin"))) == 1  # the save did not write it either
+    d.flush_cache()
+    monkeypatch.setattr(docmod.yt, "compose", lambda text: (_ for _ in ()).throw(AssertionError("parsed again")))
+    assert TestSetDocument.load(p).case("domingo").notes == "x"

@@ -54,6 +54,8 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
                 tooltip='reverse the sort order'),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="cases.clear_filter",
                 tooltip='clear the filter'),
+        Binding("t", "triage", "Triage", id="cases.triage",
+                tooltip='failures of the loaded run, grouped by reason'),
     ]
 
     def __init__(self) -> None:
@@ -323,6 +325,17 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
             self.notify("no corpus: the test set names none and --corpus was not given", severity="warning")
             return
         self.app.push_screen(StaleScreen())
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "triage":
+            return self.app.run_path is not None
+        return True
+
+    def action_triage(self) -> None:
+        from .triage import TriageScreen
+
+        if self.app.run_path is not None:
+            self.app.push_screen(TriageScreen(self.app.run_path))
 
 
 def duplicate_case(app, case_id: str) -> str:
