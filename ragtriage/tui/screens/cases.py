@@ -30,6 +30,9 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 """
 
     BINDINGS = [
+        # Help and quit first, so that a narrow footer (80 columns) still shows them.
+        Binding("question_mark", "app.help", "Help", key_display="?", id="cases.help"),
+        Binding("q", "app.request_quit", "Quit", id="cases.quit"),
         Binding("slash", "filter", "Filter", key_display="/", id="cases.filter",
                 tooltip='filter as you type: words in id, topic, question, chunk ids, flags, reason, tags'),
         Binding("e", "edit", "Edit", show=False, id="cases.edit",
