@@ -380,6 +380,8 @@ class RagtriageApp(App[int]):
         self.push_screen(HelpScreen(self.screen))
 
     def action_request_quit(self) -> None:
+        if isinstance(self.screen, Choice):
+            return  # a question is open: answer it first
         if self.session is None or not self._dirty():
             self.exit(0)
             return
