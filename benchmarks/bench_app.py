@@ -276,17 +276,28 @@ def main() -> None:
         section_picker(a, tmp)
 
 
+def paint_cold_warm(path, tmp, repeat: int = 3) -> tuple[float, float]:
+    """Median first paint with no document cache (cold) and with it (warm)."""
+    cold, warm = [], []
+    for i in range(repeat):
+        os.environ["RAGTRIAGE_CACHE_DIR"] = str(tmp / f"cache-{path.stem}-{i}")
+        cold.append(asyncio.run(first_paint(lambda: ours(path), _has_rows)))
+        warm.append(asyncio.run(first_paint(lambda: ours(path), _has_rows)))
+    return statistics.median(cold), statistics.median(warm)
+
+
 def section_paint(a, tmp) -> None:
     run = asyncio.run
-    print(f"== first paint with rows, {SIZE[0]}x{SIZE[1]} (target < 0.5 s at {a.cases:,}, < 2 s at {a.big_cases:,})")
-    cold = run(first_paint(lambda: ours(tmp / "cases.yaml"), _has_rows))
-    warm = run(first_paint(lambda: ours(tmp / "cases.yaml"), _has_rows))
+    import ragtriage.tui.app  # noqa: F401  # imports and the first App start are paid once, by neither side
+
+    run(first_paint(lambda: datatable_app([("a", "", "q", "", "")]), lambda app: app.populated))
+    print(f"== first paint with rows, {SIZE[0]}x{SIZE[1]}, median of 3 (target < 0.5 s at {a.cases:,}, < 2 s at {a.big_cases:,})")
+    cold, warm = paint_cold_warm(tmp / "cases.yaml", tmp)
     rows = row_tuples(tmp / "cases.yaml")
     peer = run(first_paint(lambda: datatable_app(rows), lambda app: app.populated))
     print(f"  {a.cases:>7,} cases  ragtriage  cold {cold:6.2f} s   warm (cache) {warm:6.2f} s")
     print(f"  {a.cases:>7,} rows   DataTable  {peer:6.2f} s  (rows already in memory)")
-    cold = run(first_paint(lambda: ours(tmp / "big.yaml"), _has_rows))
-    warm = run(first_paint(lambda: ours(tmp / "big.yaml"), _has_rows))
+    cold, warm = paint_cold_warm(tmp / "big.yaml", tmp)
     print(f"  {a.big_cases:>7,} cases  ragtriage  cold {cold:6.2f} s   warm (cache) {warm:6.2f} s"
           "   (first rows from the file's head while the rest loads)")
     if not a.no_peer_big:
@@ -321,7 +332,7 @@ def section_picker(a, tmp) -> None:
                "descuento cupón rebajas", "pedido almacén stock", "islas canarias aduana impuestos",
                "pantalla batería cargador"]
     build, search, in_app, n = run(picker(tmp / "picker.yaml", queries))
-    print(f"  index built in a worker in {build:.1f} s over {n:,} chunks (keys kept working meanwhile)")
+    print(f"  index built in a worker in {build:.1f} s over {n:,} chunks")
     print(f"  LexicalIndex.search (top 30)        {fmt_ms(search)}")
     print(f"  keystroke -> results frame in app   {fmt_ms(in_app)}")
 
