@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .errors import InputError, Problem
 from .metrics import at_k, first_positions, mean_or_none
-from .runfile import RunWriter, make_meta, read_run
+from .runfile import RunWriter, make_meta, read_run, utc_now
 from .runner import BACKOFF, run_cases
 from .scoring import make_record, rescore
 from .summary import summarize
@@ -141,7 +141,7 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
                 warnings.append(Problem(str(out), 1, "the test set changed since this run started; "
                                         "kept cases are rescored against it", severity="warning"))
             meta["started"] = pm.get("started", meta["started"])
-            meta["resumed"] = make_meta(testset="", testset_hash=None, system="", k=k, version="")["started"]
+            meta["resumed"] = utc_now()
             keep = []
             for rec in prev.cases:
                 if rec.get("reason") == "error" or rec["id"] not in order:

@@ -274,3 +274,21 @@ def test_sweep_http_asks_per_k(ts):
         res = sweep(ts, srv.url + "/ask", [1, 2], backoff=0.01)
         assert len(srv.requests) == 10 and res["calls"] == 10
     assert res["rows"][0]["hit"] is not None
+
+
+def test_sweep_results_file_answers_fixed_retrieval_per_k(ts, tmp_path):
+    res = tmp_path / "answers.jsonl"
+    res.write_text(
+        json.dumps({"id": "precio-oficina", "ranking": ["entrega-2", "entrega-1"], "scores": [0.9, 0.4],
+                    "answer": "Cuesta 3 €. [entrega-1]"}) + "\n"
+        + json.dumps({"id": "domingo", "ranking": ["entrega-2"], "scores": [0.2], "answer": "No lo sé"}) + "\n",
+        encoding="utf-8")
+    out = sweep(ts, f"results:{res}", [1, 2], [None, 0.5])
+    rows = {(r["k"], r["threshold"]): r for r in out["rows"]}
+    assert out["calls"] == 5  # one pass over the file, no call per k
+    # precio-oficina is the only scored answerable case (the others have no line: error)
+    assert rows[(1, None)]["hit"] == 0.0 and rows[(2, None)]["hit"] == 1.0
+    # at k = 1 the cited chunk is outside the prompt: not supported; at k = 2 it is
+    assert rows[(1, None)]["supported"] == 0.5 and rows[(2, None)]["supported"] == 1.0
+    # a threshold of 0.5 cuts entrega-1 (0.4) away: not found at any k
+    assert rows[(2, 0.5)]["hit"] == 0.0
