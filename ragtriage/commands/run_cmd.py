@@ -146,6 +146,8 @@ def main(args) -> int:
         jp = Path(args.json)
         if jp.parent and not jp.parent.exists():
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
+        if jp.is_dir():
+            raise InputError(Problem(str(jp), None, "is a folder; give a file name", field="--json"))
     progress = sys.stderr.isatty()
     run = evaluate(doc, args.system, args.k, out=out, resume=args.resume, progress=progress, **run_options(args))
     print_warnings(run.warnings)

@@ -29,6 +29,8 @@ def main(args) -> int:
         jp = Path(args.json)
         if jp.parent and not jp.parent.exists():
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
+        if jp.is_dir():
+            raise InputError(Problem(str(jp), None, "is a folder; give a file name", field="--json"))
     if args.dry_run:
         p = plan(doc, args.system, ks, **run_options(args))
         print(f"dry run: {p['cases']} cases through {p['system']} at k={','.join(map(str, ks))}: "

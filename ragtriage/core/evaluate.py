@@ -153,7 +153,16 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
     todo = [c for c in cases if c.id not in records]
     if hasattr(sys_, "prepare"):
         sys_.prepare()
-    writer = RunWriter(out, meta, keep if resume else None) if out is not None else None
+    writer = None
+    if out is not None:
+        if Path(out).is_dir():
+            raise InputError(Problem(str(out), None, "is a folder; give a file name for the run, e.g. runs/run.jsonl",
+                                     field="--out"))
+        try:
+            writer = RunWriter(out, meta, keep if resume else None)
+        except OSError as e:
+            raise InputError(Problem(str(out), None, f"cannot write the run file: {e.strerror or e}",
+                                     field="--out")) from None
     chunk_text = ctx.chunk_text
     interrupted = False
     asked = 0

@@ -135,7 +135,6 @@ _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "%": "%"}
 _SEPS = re.compile(r"([.,])")
 _DIGITS = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
-_AFTER = re.compile(r"\s?([€$£%])|\s?([^\W\d_]+(?:\s[^\W\d_]+)?)")
 _BEFORE = re.compile(r"([€$£])\s?$")
 
 
@@ -180,20 +179,27 @@ def parse_number(token: str, language: str | None = None) -> Decimal | None:
         return None
 
 
+_AFTER1 = re.compile(r"\s?(?:([€$£%])|([^\W\d_]+))")
+_SECOND = re.compile(r"\s([^\W\d_]+)")
+_FIRST_OF_TWO = {a.split(" ")[0] for a in UNITS if " " in a}
+
+
 def _unit_after(text: str, end: int) -> str | None:
-    m = _AFTER.match(text, end)
-    if not m:
+    """The unit written right after a number (``5 €``, ``5%``, ``cinco días``), canonical."""
+    m = _AFTER1.match(text, end)
+    if m is None:
         return None
     sym = m.group(1)
     if sym:
         return _SYMBOLS[sym]
-    phrase = m.group(2).lower()
-    if " " in phrase:
-        unit = UNITS.get(phrase)
-        if unit is not None:
-            return unit
-        phrase = phrase.split(" ", 1)[0]
-    return UNITS.get(phrase)
+    word = m.group(2).lower()
+    if word in _FIRST_OF_TWO:
+        m2 = _SECOND.match(text, m.end())
+        if m2 is not None:
+            unit = UNITS.get(word + " " + m2.group(1).lower())
+            if unit is not None:
+                return unit
+    return UNITS.get(word)
 
 
 def _unit_before(text: str, start: int) -> str | None:
@@ -231,32 +237,38 @@ def _words(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
     return re.compile(r"\b(" + _trie_regex(values) + r")\b"), values
 
 
+@lru_cache(maxsize=32)
+def _scanner(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
+    """Digits or a whole number word, in one pass over lower-cased text."""
+    values = number_words(language)
+    pat = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)|\b(" + _trie_regex(values) + r")\b")
+    return pat, values
+
+
 def find_numbers(text: str, language: str | None = None) -> list[Number]:
     """Every number in ``text`` (digits and number words), with its unit if one is written."""
     if not text:
         return []
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
-    out: list[Number] = []
-    for m in _DIGITS.finditer(text):
-        tok = m.group(1)
-        if tok.isdigit():
-            value = int(tok)  # equal (and hash-equal) to the same Decimal
-        else:
-            value = parse_number(tok, language)
-            if value is None:
-                continue
-            value = value.normalize()
-        unit = _unit_after(text, m.end()) or _unit_before(text, m.start())
-        out.append(Number(value, unit, tok, m.start()))
-    pat, values = _words(language)
     lower = text.lower()
-    same = len(lower) == len(text)
-    digits = bool(out)
+    if len(lower) != len(text):  # a letter whose lower case is longer (İ): keep offsets honest
+        lower = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    pat, values = _scanner(language)
+    out: list[Number] = []
     for m in pat.finditer(lower):
-        w = m.group(1)
-        a, b = m.span()
-        out.append(Number(values[w], _unit_after(lower, b), text[a:b] if same else w, a))
-    if digits and len(out) > 1:
-        out.sort(key=lambda n: n.start)
+        tok = m.group(1)
+        if tok is not None:
+            if tok.isdigit():
+                value = int(tok)  # equal (and hash-equal) to the same Decimal
+            else:
+                value = parse_number(tok, language)
+                if value is None:
+                    continue
+                value = value.normalize()
+            unit = _unit_after(lower, m.end()) or _unit_before(lower, m.start())
+            out.append(Number(value, unit, tok, m.start()))
+        else:
+            a, b = m.span()
+            out.append(Number(values[m.group(2)], _unit_after(lower, b), text[a:b], a))
     return out
