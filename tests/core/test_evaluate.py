@@ -292,3 +292,10 @@ def test_sweep_results_file_answers_fixed_retrieval_per_k(ts, tmp_path):
     assert rows[(1, None)]["supported"] == 0.5 and rows[(2, None)]["supported"] == 1.0
     # a threshold of 0.5 cuts entrega-1 (0.4) away: not found at any k
     assert rows[(2, 0.5)]["hit"] == 0.0
+
+
+def test_openai_slow_endpoint_times_out_per_case(ts):
+    with Server(latency=1.0) as srv:
+        run = evaluate(ts, f"openai:{srv.url}/v1#tiny", 2, timeout=0.2, retries=0, concurrency=5, **FAST)
+    assert run.summary["errors"] == 5 and run.summary["n"] == 5
+    assert all("timeout" in c["error"] for c in run.cases)
