@@ -112,7 +112,7 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
     if retries < 0:
         raise InputError(Problem("--retries", None, "must be 0 or more"))
     ctx, sys_ = open_system(doc, system, corpus=corpus, timeout=timeout, retriever=retriever,
-                            api_key_env=api_key_env)
+                            api_key_env=api_key_env, concurrency=concurrency)
     warnings = list(getattr(sys_, "warnings", []))
     cases = list(doc.cases)
     if ids is not None:

@@ -299,3 +299,14 @@ def test_openai_slow_endpoint_times_out_per_case(ts):
         run = evaluate(ts, f"openai:{srv.url}/v1#tiny", 2, timeout=0.2, retries=0, concurrency=5, **FAST)
     assert run.summary["errors"] == 5 and run.summary["n"] == 5
     assert all("timeout" in c["error"] for c in run.cases)
+
+
+def test_python_sync_callable_runs_as_many_calls_in_flight_as_asked(ts, tmp_path, monkeypatch):
+    mod = tmp_path / "barrier_rag.py"
+    mod.write_text(
+        "import threading\nB = threading.Barrier(5, timeout=10)\n"
+        "def f(q, k):\n    B.wait()  # passes only when 5 calls are in flight at once\n"
+        "    return {'ranking': [], 'answer': None}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    run = evaluate(ts, "python:barrier_rag:f", 2, concurrency=5, retries=0, timeout=20)
+    assert run.summary["errors"] == 0
