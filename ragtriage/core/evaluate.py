@@ -77,7 +77,7 @@ def open_system(doc, system: str, *, corpus=None, **options):
 def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None, resume: bool = False,
              concurrency: int = 8, timeout: float = 60.0, retries: int = 2, backoff: float = BACKOFF,
              retriever: str | None = None, api_key_env: str = "OPENAI_API_KEY", progress: bool = False,
-             cancel: threading.Event | None = None, corpus=None, ids=None) -> Run:
+             cancel: threading.Event | None = None, corpus=None, ids=None, on_record=None) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
 
@@ -85,7 +85,8 @@ def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None
     finished in ``out`` are kept (rescored against the current test set) and only
     the rest are asked. Ctrl-C (or ``cancel``) stops the run: the result has
     ``interrupted=True`` and the run file keeps the finished cases, no summary.
-    ``ids`` limits the run to those case ids."""
+    ``ids`` limits the run to those case ids; ``on_record(record)`` is called as
+    each case finishes (e.g. to stream rows into a table)."""
     import gc
 
     was = gc.isenabled()
@@ -93,14 +94,14 @@ def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None
     try:
         return _evaluate(testset, system, k, out=out, resume=resume, concurrency=concurrency, timeout=timeout,
                          retries=retries, backoff=backoff, retriever=retriever, api_key_env=api_key_env,
-                         progress=progress, cancel=cancel, corpus=corpus, ids=ids)
+                         progress=progress, cancel=cancel, corpus=corpus, ids=ids, on_record=on_record)
     finally:
         if was:
             gc.enable()
 
 
 def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries, backoff, retriever,
-              api_key_env, progress, cancel, corpus, ids) -> Run:
+              api_key_env, progress, cancel, corpus, ids, on_record) -> Run:
     from .runner import Progress
 
     doc = load_testset(testset)
@@ -174,6 +175,8 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
                 records[case.id] = rec
                 if writer is not None:
                     writer.write_case(rec, flush=not local)
+                if on_record is not None:
+                    on_record(rec)
                 bar.advance()
 
             try:

@@ -43,7 +43,9 @@ def test_builtin_offline_mix_and_reproducible(ts, tmp_path):
 
 def test_run_file_format_and_read_back(ts, tmp_path):
     out = tmp_path / "runs" / "r.jsonl"
-    run = evaluate(ts, "builtin", 2, out=out)
+    streamed = []
+    run = evaluate(ts, "builtin", 2, out=out, on_record=streamed.append)
+    assert sorted(r["id"] for r in streamed) == sorted(c["id"] for c in run.cases)
     lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert lines[0]["type"] == "meta" and lines[-1]["type"] == "summary"
     meta = lines[0]
