@@ -148,7 +148,7 @@ def main(args) -> int:
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
         if jp.is_dir():
             raise InputError(Problem(str(jp), None, "is a folder; give a file name", field="--json"))
-    progress = sys.stderr.isatty()
+    progress = True  # a bar on a terminal, a few plain lines otherwise
     run = evaluate(doc, args.system, args.k, out=out, resume=args.resume, progress=progress, **run_options(args))
     print_warnings(run.warnings)
     if run.interrupted:
