@@ -1,0 +1,160 @@
+"""``ragtriage run TESTSET``: ask every case, write the run file, print the summary
+and the per-case table (topic, rank, found, supported, correct, reason, why)."""
+from __future__ import annotations
+
+import sys
+import unicodedata
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+
+from ..core.errors import InputError, Problem
+
+
+def default_out(testset: str) -> Path:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return Path("runs") / f"{Path(testset).stem}-{stamp}.jsonl"
+
+
+def _width(s: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
+
+
+def _cut(s: str, n: int) -> str:
+    s = " ".join(str(s).split())
+    if _width(s) <= n:
+        return s
+    out = ""
+    for ch in s:
+        if _width(out + ch) > n - 1:
+            break
+        out += ch
+    return out + "…"
+
+
+def table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset(), limits: dict | None = None) -> str:
+    limits = limits or {}
+    rows = [[_cut(c, limits.get(i, 10**6)) for i, c in enumerate(r)] for r in rows]
+    widths = [max([_width(h)] + [_width(r[i]) for r in rows]) for i, h in enumerate(headers)]
+
+    def fmt(cells):
+        out = []
+        for i, c in enumerate(cells):
+            pad = " " * (widths[i] - _width(c))
+            out.append(pad + c if i in right else c + pad)
+        return "  ".join(out).rstrip()
+
+    lines = [fmt(headers), fmt(["─" * w for w in widths])]
+    lines += [fmt(r) for r in rows]
+    return "\n".join(lines)
+
+
+def num(v, digits: int = 3) -> str:
+    return "—" if v is None else f"{v:.{digits}f}"
+
+
+def yes_no(v) -> str:
+    if v is None:
+        return "—"
+    return "✓ yes" if v else "✗ no"
+
+
+def summary_text(s: dict, meta: dict) -> str:
+    k = s["k"]
+    ans = s["answerable"]
+    found = "" if s["hit"] is None else f"  {round(s['hit'] * ans)}/{ans} answerable"
+    rows = [
+        [f"found (hit@{k})", num(s["hit"]), found.strip()],
+        [f"recall@{k}", num(s["recall"]), ""],
+        [f"mrr@{k}", num(s["mrr"]), ""],
+        [f"precision@{k}", num(s["precision"]), ""],
+        ["supported", num(s["supported"]), "abstentions count as supported"],
+        ["faithfulness", num(s["faithfulness"]), f"of {s['answered']} answered"],
+        ["correct (accuracy)", num(s["accuracy"]), ""],
+        ["coverage", num(s["coverage"]), "answered / all"],
+        ["unknown abstention", num(s["unknown_abstention"]), "unanswerable cases that declined"],
+        ["prompt tokens", "—" if s["tokens"] is None else str(s["tokens"]), ""],
+    ]
+    head = (f"{meta.get('testset')} · {meta.get('system')} · k={k} · {s['n']} cases"
+            + (f" · {s['errors']} errors" if s["errors"] else "")
+            + (f" · {s['unlabelled']} unlabelled" if s["unlabelled"] else ""))
+    reasons = " · ".join(f"{r} {c}" for r, c in s["reasons"].items()) or "—"
+    return head + "\n\n" + table(["metric", "value", ""], rows, right={1}) + "\n\nreasons: " + reasons
+
+
+def explain(c: dict, k: int | None = None) -> str:
+    """The `why` shown to people: the grounding reason, else what to look at for the reason."""
+    if c.get("why"):
+        return c["why"]
+    reason = c.get("reason")
+    exp = c.get("expected") or []
+    if reason == "retrieval-miss":
+        missing = [e for e in exp if e not in (c.get("ranking") or [])[: k or 10**9]]
+        where = f" (first at rank {c['rank']})" if c.get("rank") else ""
+        return f"{', '.join(missing) or ', '.join(exp)} not in the top {k}{where}" if k else "expected chunk not found"
+    if reason == "wrong-answer":
+        return "answer lacks what the case requires"
+    if reason == "unnecessary-abstention":
+        return "declined though the chunk was found"
+    if reason == "unanswerable-answered":
+        return "answered; the documents have no answer"
+    return ""
+
+
+def cases_text(cases: list[dict], k: int | None = None) -> str:
+    rows = []
+    for c in cases:
+        unans = c.get("unanswerable")
+        rank = "—" if unans or not c.get("expected") else (str(c["rank"]) if c["rank"] else "not found")
+        found = "—" if c.get("hit") is None else yes_no(c["hit"])
+        rows.append([c.get("topic") or c["id"], rank, found, yes_no(c.get("supported")),
+                     yes_no(c.get("correct")), c["reason"], explain(c, k)])
+    return table(["topic", "rank", "found", "supported", "correct", "reason", "why"], rows,
+                 limits={0: 28, 6: 60})
+
+
+def run_options(args) -> dict:
+    return dict(concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
+                retriever=args.retriever, api_key_env=args.api_key_env)
+
+
+def print_warnings(warnings) -> None:
+    for w in warnings:
+        print(f"warning: {w}" if getattr(w, "severity", "") == "warning" else str(w), file=sys.stderr)
+
+
+def main(args) -> int:
+    from ..core.evaluate import evaluate, load_testset, plan
+
+    doc = load_testset(args.testset)
+    if args.dry_run:
+        p = plan(doc, args.system, [args.k or doc.settings.k], **run_options(args))
+        where = "external calls" if p["external"] else "local answers"
+        print(f"dry run: {p['cases']} cases through {p['system']} at k={args.k or doc.settings.k}: "
+              f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent")
+        return 0
+    if args.resume and not args.out:
+        raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
+    out = Path(args.out) if args.out else default_out(args.testset)
+    if args.json:
+        jp = Path(args.json)
+        if jp.parent and not jp.parent.exists():
+            raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
+    progress = sys.stderr.isatty()
+    run = evaluate(doc, args.system, args.k, out=out, resume=args.resume, progress=progress, **run_options(args))
+    print_warnings(run.warnings)
+    if run.interrupted:
+        print(f"interrupted: {len(run.cases)} of {len(doc.cases)} cases kept in {out} (no summary yet); "
+              f"continue with: ragtriage run {args.testset} --out {out} --resume"
+              + ("" if args.system == "builtin" else f" --system {run.meta['system']}"), file=sys.stderr)
+        return 130
+    print(summary_text(run.summary, run.meta))
+    if not args.quiet:
+        print()
+        print(cases_text(run.cases, run.summary["k"]))
+    print(f"\nrun file: {out}")
+    if args.json:
+        Path(args.json).write_bytes(orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        print(f"summary: {args.json}")
+    return 0

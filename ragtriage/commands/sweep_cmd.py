@@ -1,0 +1,60 @@
+"""``ragtriage sweep TESTSET --k 1-4 [--threshold T,...]``: one row per setting with
+hit, supported, correct and prompt tokens; retrieval numbers for every k come
+from one stored ranking."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from ..core.errors import InputError, Problem
+from .run_cmd import num, print_warnings, run_options, table
+
+
+def main(args) -> int:
+    import sys
+
+    from ..core.evaluate import load_testset, parse_ks, parse_thresholds, plan, sweep
+
+    doc = load_testset(args.testset)
+    spec = None if args.k is None else str(args.k).strip()
+    if spec is None:
+        ks = list(range(1, doc.settings.k + 1))  # default: every k up to the test set's
+    elif spec.isdigit():
+        ks = parse_ks(f"1-{spec}", doc.settings.k)  # one K in a sweep: every k from 1 to K
+    else:
+        ks = parse_ks(spec, doc.settings.k)
+    thresholds = parse_thresholds(args.threshold)
+    if args.json:
+        jp = Path(args.json)
+        if jp.parent and not jp.parent.exists():
+            raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
+    if args.dry_run:
+        p = plan(doc, args.system, ks, **run_options(args))
+        print(f"dry run: {p['cases']} cases through {p['system']} at k={','.join(map(str, ks))}: "
+              f"at most {p['calls']} calls, about {p['tokens']} prompt tokens (characters / 4); nothing was spent")
+        print(table(["k", "calls", "≈ tokens"], [[str(r["k"]), str(r["calls"]), str(r["tokens"])] for r in p["rows"]],
+                    right={0, 1, 2}))
+        return 0
+    res = sweep(doc, args.system, ks, thresholds, progress=sys.stderr.isatty(), **run_options(args))
+    show_t = any(t is not None for t in thresholds)
+    rows = []
+    prev: dict = {}  # threshold -> tokens of the previous k, to show what one more chunk costs
+    for r in res["rows"]:
+        tok = "—" if r["tokens"] is None else str(r["tokens"])
+        before = prev.get(r["threshold"])
+        if r["tokens"] is not None and before:
+            tok += f" ({(r['tokens'] / before - 1) * 100:+.0f} %)"
+        prev[r["threshold"]] = r["tokens"]
+        cells = [str(r["k"])]
+        if show_t:
+            cells.append("—" if r["threshold"] is None else f"{r['threshold']:g}")
+        cells += [num(r["hit"]), num(r["recall"]), num(r["mrr"]), num(r["supported"]), num(r["correct"]), tok]
+        rows.append(cells)
+    headers = ["k"] + (["threshold"] if show_t else []) + ["hit", "recall", "mrr", "supported", "correct", "prompt tokens"]
+    print(f"{res['testset']} · {res['system']} · {res['n']} cases · {res['calls']} calls")
+    print()
+    print(table(headers, rows, right=set(range(len(headers)))))
+    if args.json:
+        Path(args.json).write_bytes(orjson.dumps(res, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    return 0

@@ -1,0 +1,32 @@
+"""``ragtriage triage RUN [--testset TESTSET]``: the app on a run's failures.
+
+The test set is the one named in the run's meta line unless ``--testset`` is
+given. Bad input (no run file, not a run file, test set not found) is a located
+error and exit 2 before any screen opens. Textual is imported here only.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..core.errors import InputError, Problem
+
+
+def main(args) -> int:
+    from ..tui.triage_state import read_meta, resolve_testset
+
+    run = Path(args.run)
+    if run.is_dir():
+        raise InputError(Problem(str(run), None, "is a folder, not a run file"))
+    meta = read_meta(run)
+    testset = resolve_testset(run, meta, getattr(args, "testset", None))
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        print("ragtriage triage: needs a terminal (stdin and stdout must be a TTY)", file=sys.stderr)
+        return 2
+    from ..tui import make_app
+
+    app = make_app(testset, run, None, mode="triage")
+    app.run()
+    if app.load_error is not None:
+        raise app.load_error
+    return int(app.return_code or 0)

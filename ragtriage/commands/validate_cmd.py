@@ -1,0 +1,72 @@
+"""``ragtriage validate TESTSET``: schema and label check, one located line per problem."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import orjson
+
+from ..cli import Exit
+from ..core.corpus import load_corpus
+from ..core.document import TestSetDocument
+from ..core.errors import Problem
+
+
+def main(args) -> int:
+    doc = TestSetDocument.load(args.testset)
+    name = str(doc.path)
+    errors: list[Problem] = []
+    warnings: list[Problem] = []
+    for c in doc.cases:
+        if c.unlabelled:
+            errors.append(Problem(name, doc.case_line(c.id),
+                                  "no expected chunk (a draft: label it, or set unanswerable: true)",
+                                  case=c.id, field="expected"))
+    corpus_path = Path(args.corpus) if args.corpus else doc.corpus_path
+    corpus = None
+    if corpus_path is None:
+        print(f"{name}: no corpus named (add `corpus: chunks.jsonl`); chunk ids not checked", file=sys.stderr)
+    elif not corpus_path.exists():
+        errors.append(Problem(name, None, f"corpus file not found: {corpus_path}", field="corpus"))
+    else:
+        corpus = load_corpus(corpus_path)  # bad lines raise: exit 2 with their locations
+        for c in doc.cases:
+            for cid in c.expected:
+                if cid not in corpus:
+                    warnings.append(Problem(name, doc.case_line(c.id),
+                                            f"expected chunk {cid!r} is not in {corpus_path.name}",
+                                            case=c.id, field="expected", severity="warning"))
+    stale_entries = []
+    if corpus is not None:
+        try:
+            from ..core import staleness
+        except ImportError:  # pragma: no cover - staleness ships with the package
+            staleness = None
+        if staleness is not None and hasattr(staleness, "check"):
+            report = staleness.check(doc, corpus_path)
+            for e in report.stale:
+                cid, label, status = _entry_fields(e)
+                if status in ("unknown",) and any(w.case == cid and repr(label) in w.message for w in warnings):
+                    continue
+                stale_entries.append(e)
+                warnings.append(Problem(name, doc.case_line(cid) if cid in doc else None,
+                                        f"label {label!r} is stale ({status}; see `ragtriage stale`)",
+                                        case=cid, field="expected", severity="warning"))
+    for p in errors + warnings:
+        print(str(p), file=sys.stderr)
+    n = len(doc.cases)
+    unans = sum(c.unanswerable for c in doc.cases)
+    print(f"{name}: {n} cases ({unans} unanswerable), {len(errors)} errors, {len(warnings)} warnings")
+    if args.json:
+        Path(args.json).write_bytes(orjson.dumps(
+            {"testset": name, "cases": n, "problems": [p.to_dict() for p in errors + warnings]},
+            option=orjson.OPT_INDENT_2))
+    if errors:
+        return Exit.BAD_INPUT
+    return Exit.FAILED if warnings else Exit.OK
+
+
+def _entry_fields(e):
+    if isinstance(e, dict):
+        return e.get("case"), e.get("label"), e.get("status")
+    return getattr(e, "case", None), getattr(e, "label", None), getattr(e, "status", None)

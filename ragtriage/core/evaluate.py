@@ -1,0 +1,364 @@
+"""Evaluate a test set against a system: ask, score, summarise, write the run file.
+
+``ragtriage.evaluate(ts, system="builtin", k=3)`` (formats.md §6) is
+:func:`evaluate`; ``ragtriage run`` and ``ragtriage sweep`` are thin layers
+over :func:`evaluate`, :func:`plan` and :func:`sweep`.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import InputError, Problem
+from .metrics import at_k, first_positions, mean_or_none
+from .runfile import RunWriter, make_meta, read_run
+from .runner import BACKOFF, run_cases
+from .scoring import make_record, rescore
+from .summary import summarize
+from .systems import Context, approx_tokens, make_system
+
+
+@dataclass
+class Run:
+    """A finished (or interrupted) run: ``summary`` (formats.md §5 keys), ``cases``
+    (case records with the §4 computed fields, in test-set order), ``meta``."""
+
+    summary: dict
+    cases: list[dict]
+    meta: dict
+    path: Path | None = None
+    interrupted: bool = False
+    warnings: list[Problem] = field(default_factory=list)
+    asked: int = 0
+
+    def __repr__(self) -> str:
+        return f"Run({self.meta.get('system')!r}, k={self.meta.get('k')}, {len(self.cases)} cases)"
+
+
+def load_testset(testset):
+    """A test-set document from a path, or the document given."""
+    if isinstance(testset, (str, Path)):
+        from .document import TestSetDocument
+
+        return TestSetDocument.load(testset)
+    return testset
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def _content_hash(doc) -> str | None:
+    h = getattr(doc, "content_hash", None)
+    if h:
+        return h
+    path = getattr(doc, "path", None)
+    if path and Path(path).exists():
+        from .text import file_hash
+
+        return file_hash(path)
+    return None
+
+
+def _check_k(k: int, what: str = "--k") -> int:
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise InputError(Problem(what, None, f"k must be a whole number of 1 or more, got {k!r}"))
+    return k
+
+
+def open_system(doc, system: str, *, corpus=None, **options):
+    ctx = Context(doc, corpus=corpus)
+    return ctx, make_system(system, ctx, **options)
+
+
+def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None, resume: bool = False,
+             concurrency: int = 8, timeout: float = 60.0, retries: int = 2, backoff: float = BACKOFF,
+             retriever: str | None = None, api_key_env: str = "OPENAI_API_KEY", progress: bool = False,
+             cancel: threading.Event | None = None, corpus=None, ids=None) -> Run:
+    """Run every case of ``testset`` (a path or a loaded document) through ``system``
+    (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
+
+    With ``out`` the run file is streamed there; with ``resume`` the cases already
+    finished in ``out`` are kept (rescored against the current test set) and only
+    the rest are asked. Ctrl-C (or ``cancel``) stops the run: the result has
+    ``interrupted=True`` and the run file keeps the finished cases, no summary.
+    ``ids`` limits the run to those case ids."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()  # hundreds of thousands of small records: the cyclic GC would dominate
+    try:
+        return _evaluate(testset, system, k, out=out, resume=resume, concurrency=concurrency, timeout=timeout,
+                         retries=retries, backoff=backoff, retriever=retriever, api_key_env=api_key_env,
+                         progress=progress, cancel=cancel, corpus=corpus, ids=ids)
+    finally:
+        if was:
+            gc.enable()
+
+
+def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries, backoff, retriever,
+              api_key_env, progress, cancel, corpus, ids) -> Run:
+    from .runner import Progress
+
+    doc = load_testset(testset)
+    k = _check_k(k if k is not None else doc.settings.k)
+    if concurrency < 1:
+        raise InputError(Problem("--concurrency", None, "must be 1 or more"))
+    if timeout <= 0:
+        raise InputError(Problem("--timeout", None, "must be more than 0 seconds"))
+    if retries < 0:
+        raise InputError(Problem("--retries", None, "must be 0 or more"))
+    ctx, sys_ = open_system(doc, system, corpus=corpus, timeout=timeout, retriever=retriever,
+                            api_key_env=api_key_env)
+    warnings = list(getattr(sys_, "warnings", []))
+    cases = list(doc.cases)
+    if ids is not None:
+        wanted = set(ids)
+        cases = [c for c in cases if c.id in wanted]
+    order = {c.id: i for i, c in enumerate(cases)}
+    settings = doc.settings
+    spec = sys_.spec
+    meta = make_meta(testset=str(doc.path), testset_hash=_content_hash(doc), system=spec, k=k,
+                     version=_version(),
+                     corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None)
+    records: dict[str, dict] = {}
+    keep: list[dict] | None = None
+    if resume:
+        if out is None:
+            raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
+        if Path(out).exists():
+            prev = read_run(out)
+            warnings.extend(prev.warnings)
+            pm = prev.meta
+            if pm.get("system") != spec or pm.get("k") != k:
+                raise InputError(Problem(str(out), 1,
+                                         f"was made with --system {pm.get('system')} --k {pm.get('k')}, not "
+                                         f"{spec} --k {k}: resume with the same options, or choose another --out"))
+            if pm.get("testset_hash") and meta["testset_hash"] and pm["testset_hash"] != meta["testset_hash"]:
+                warnings.append(Problem(str(out), 1, "the test set changed since this run started; "
+                                        "kept cases are rescored against it", severity="warning"))
+            meta["started"] = pm.get("started", meta["started"])
+            meta["resumed"] = make_meta(testset="", testset_hash=None, system="", k=k, version="")["started"]
+            keep = []
+            for rec in prev.cases:
+                if rec.get("reason") == "error" or rec["id"] not in order:
+                    continue
+                case = cases[order[rec["id"]]]
+                new = rescore(rec, case, k, ctx.chunk_text, settings)
+                keep.append(new)
+                records[new["id"]] = new
+    todo = [c for c in cases if c.id not in records]
+    if hasattr(sys_, "prepare"):
+        sys_.prepare()
+    writer = RunWriter(out, meta, keep if resume else None) if out is not None else None
+    chunk_text = ctx.chunk_text
+    interrupted = False
+    asked = 0
+    local = hasattr(sys_, "ask_sync")
+    try:
+        with Progress(len(todo), enabled=progress) as bar:
+            def on_done(case, res):
+                rec = make_record(case, res, k, chunk_text, settings)
+                records[case.id] = rec
+                if writer is not None:
+                    writer.write_case(rec, flush=not local)
+                bar.advance()
+
+            try:
+                asked = run_cases(sys_, todo, k, on_done, concurrency=concurrency, timeout=timeout,
+                                  retries=retries, backoff=backoff, cancel=cancel)
+            except KeyboardInterrupt:
+                interrupted = True
+        if cancel is not None and cancel.is_set() and len(records) < len(cases):
+            interrupted = True
+        ordered = sorted(records.values(), key=lambda r: order[r["id"]])
+        summary = summarize(ordered, k)
+        if writer is not None and not interrupted:
+            writer.write_summary(summary)
+    finally:
+        if writer is not None:
+            writer.close()
+    return Run(summary, ordered, meta, Path(out) if out is not None else None, interrupted, warnings, asked)
+
+
+def estimate_tokens(ctx: Context, sys_, case, k: int) -> int:
+    """About how many prompt tokens one case costs at ``k``, spending nothing."""
+    ranking: list[str] = []
+    results = getattr(sys_, "results", None)
+    if results is not None:
+        res = results.get(case.id) or {}
+        if res.get("tokens") is not None:
+            return int(res["tokens"])
+        ranking = list(res.get("prompt_ids") or (res.get("ranking") or [])[:k])
+    elif hasattr(sys_, "retrieve"):
+        ranking, _ = sys_.retrieve(case.question, k)
+    elif hasattr(getattr(sys_, "retriever", None), "retrieve"):
+        ranking, _ = sys_.retriever.retrieve(case.question, k)
+    elif ctx.corpus_path is not None:
+        ranking = [cid for cid, _ in ctx.index.search(case.question, k)]
+    texts = [t for t in (ctx.chunk_text(c) for c in ranking[:k]) if t]
+    return approx_tokens(case.question, texts)
+
+
+def plan(testset, system: str = "builtin", ks=None, **options) -> dict:
+    """What a run (or a sweep over ``ks``) would cost: system calls and approximate
+    prompt tokens (characters / 4 of the question and the top-k chunk texts)."""
+    doc = load_testset(testset)
+    ks = list(ks or [doc.settings.k])
+    for k in ks:
+        _check_k(k)
+    ctx, sys_ = open_system(doc, system, timeout=options.get("timeout", 60.0),
+                            retriever=options.get("retriever"), api_key_env=options.get("api_key_env"))
+    external = not hasattr(sys_, "ask_sync")
+    rows = []
+    for k in ks:
+        tokens = sum(estimate_tokens(ctx, sys_, c, k) for c in doc.cases)
+        rows.append({"k": k, "calls": len(doc.cases), "tokens": tokens})
+    return {"system": sys_.spec, "cases": len(doc.cases), "external": external,
+            "calls": sum(r["calls"] for r in rows), "tokens": sum(r["tokens"] for r in rows), "rows": rows}
+
+
+def parse_ks(text: str | None, default: int) -> list[int]:
+    """``1-4`` -> [1, 2, 3, 4]; ``1,3,5`` -> [1, 3, 5]; None -> [default]."""
+    if text is None:
+        return [default]
+    out: list[int] = []
+    for part in str(text).split(","):
+        part = part.strip()
+        try:
+            if "-" in part:
+                a, b = part.split("-", 1)
+                lo, hi = int(a), int(b)
+                if lo > hi:
+                    raise ValueError
+                out.extend(range(lo, hi + 1))
+            else:
+                out.append(int(part))
+        except ValueError:
+            raise InputError(Problem("--k", None, f"{text!r}: expected K, A-B or K,K,... (e.g. 1-4 or 1,3,5)")) from None
+    if not out or any(k < 1 for k in out):
+        raise InputError(Problem("--k", None, f"{text!r}: every k must be 1 or more"))
+    return sorted(set(out))
+
+
+def parse_thresholds(text: str | None) -> list[float | None]:
+    if not text:
+        return [None]
+    out = []
+    for part in text.split(","):
+        try:
+            out.append(float(part))
+        except ValueError:
+            raise InputError(Problem("--threshold", None, f"{part!r} is not a number (e.g. 0.2,0.5)")) from None
+    return out
+
+
+def as_result(rec: dict) -> dict:
+    """A stored case record back to the system's §3 result (its own verdict, if any)."""
+    res = {f: rec[f] for f in ("ranking", "scores", "answer", "prompt_ids", "tokens", "latency_ms", "error")
+           if rec.get(f) is not None}
+    res.setdefault("ranking", [])
+    res.setdefault("answer", rec.get("answer"))
+    if isinstance(rec.get("external_supported"), bool):
+        res["supported"] = rec["external_supported"]
+    return res
+
+
+def _filter(res: dict, t: float | None) -> dict:
+    """The result with its ranking cut where the score drops below ``t``."""
+    if t is None or res.get("scores") is None or res.get("error"):
+        return res
+    keep = [i for i, s in enumerate(res["scores"]) if s >= t]
+    r = dict(res)
+    r["ranking"] = [res["ranking"][i] for i in keep]
+    r["scores"] = [res["scores"][i] for i in keep]
+    r.pop("prompt_ids", None)
+    r.pop("tokens", None)
+    return r
+
+
+def sweep(testset, system: str = "builtin", ks=(1, 2, 3, 4), thresholds=(None,), *, progress: bool = False,
+          **options) -> dict:
+    """One row per (k, threshold): hit, recall, mrr, supported, correct, tokens.
+
+    Retrieval numbers for every k come from one stored ranking (the run at the
+    largest k), with no new calls. Answers depend on k: a system that answers
+    per call is asked again for each other k; ``results:`` answers do not change
+    with k; the builtin answerer re-answers locally from the stored ranking.
+    With a threshold the ranking is cut where the score drops below it; answers
+    are then re-derived for builtin and ``results:``, other systems get the
+    retrieval numbers only (answer columns null)."""
+    doc = load_testset(testset)
+    ks = sorted(set(ks))
+    for k in ks:
+        _check_k(k)
+    kmax = ks[-1]
+    base = evaluate(doc, system, kmax, progress=progress, **options)
+    if base.interrupted:
+        raise KeyboardInterrupt
+    calls = base.asked
+    cases = [doc.case(r["id"]) for r in base.cases]
+    ctx, sys_ = open_system(doc, system, timeout=options.get("timeout", 60.0), retriever=options.get("retriever"),
+                            api_key_env=options.get("api_key_env", "OPENAI_API_KEY"))
+    builtin = sys_.spec == "builtin"
+    fixed = hasattr(sys_, "results")
+    has_scores = any(r.get("scores") for r in base.cases)
+    if any(t is not None for t in thresholds) and not has_scores:
+        raise InputError(Problem("--threshold", None,
+                                 f"the system {sys_.spec} returns no scores: a threshold cannot apply"))
+    scored = [r for r in base.cases if r["reason"] not in ("error", "unlabelled")]
+    pos = first_positions([r["ranking"] for r in scored], [r["expected"] for r in scored],
+                          [r.get("expect", "any") for r in scored])
+    ans = pos.n_gold > 0
+    settings = doc.settings
+    rows = []
+    for k in ks:
+        m = at_k(pos, k)
+        run_k = None
+        if k == kmax:
+            run_k = base
+        elif not (builtin or fixed):
+            run_k = evaluate(doc, system, k, progress=progress, **options)
+            calls += run_k.asked
+        for t in thresholds:
+            recs = None
+            if t is None and run_k is not None:
+                recs = run_k.cases
+            elif builtin or fixed:
+                recs = []
+                for rec, case in zip(base.cases, cases):
+                    res = _filter(as_result(rec), t)
+                    if builtin and not res.get("error"):
+                        from .systems.builtin import extractive_answer
+
+                        prompt = [(cid, ctx.chunk_text(cid) or "") for cid in res["ranking"][:k]]
+                        res["answer"] = extractive_answer(case.question, prompt, settings.language, ctx.decline[0])
+                        res["prompt_ids"] = [cid for cid, _ in prompt]
+                        res.pop("tokens", None)
+                    elif fixed and not (sys_.results.get(case.id) or {}).get("prompt_ids"):
+                        res.pop("prompt_ids", None)
+                    if res.get("tokens") is None or (fixed and not (sys_.results.get(case.id) or {}).get("tokens")):
+                        ids = res.get("prompt_ids") or res["ranking"][:k]
+                        res["tokens"] = approx_tokens(case.question, (ctx.chunk_text(c) or "" for c in ids))
+                    recs.append(make_record(case, res, k, ctx.chunk_text, settings))
+            if t is None:
+                ret = {"hit": mean_or_none(m["hit"], ans), "recall": mean_or_none(m["recall"], ans),
+                       "mrr": mean_or_none(m["rr"], ans)}
+            else:
+                from .metrics import retrieval_at
+
+                cut = recs if recs is not None else [dict(r, **_filter(as_result(r), t)) for r in base.cases]
+                ret = retrieval_at(cut, k)
+                ret.pop("precision", None)
+            row = {"k": k, "threshold": t, **ret}
+            if recs is not None:
+                s = summarize(recs, k)
+                row.update(supported=s["supported"], correct=s["accuracy"], tokens=s["tokens"], reasons=s["reasons"])
+            else:
+                row.update(supported=None, correct=None, tokens=None, reasons=None)
+            rows.append(row)
+    return {"system": base.meta["system"], "testset": base.meta["testset"], "n": len(base.cases),
+            "calls": calls, "rows": rows}

@@ -1,0 +1,168 @@
+"""Abstention, correctness and the built-in grounding check (evaluation.md).
+
+``check_grounding`` returns an empty string when the answer is supported, else
+the first reason found, written for a person:
+
+1. an abstention is supported;
+2. no ``[chunk-id]`` citation -> ``no source``;
+3. a cited ID the generator did not see -> ``source outside prompt: ID``;
+4. a number in the answer (outside citations) that is not a number of the cited
+   chunks -> ``number N missing from source`` (numbers read as numbers, number
+   words of the language, units compared when both sides give one).
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+
+from .numbers import find_numbers
+
+DECLINE = {
+    "es": ("no lo sé",),
+    "de": ("ich weiß es nicht",),
+    "en": ("I don't know",),
+    "nl": ("ik weet het niet",),
+}
+
+# [id] or [id1, id2]; chunk ids carry no whitespace
+CITATION = re.compile(r"\[\s*([^\s\[\],]+(?:\s*[,;]\s*[^\s\[\],]+)*)\s*\]")
+_SPLIT = re.compile(r"\s*[,;]\s*")
+_LEAD = "¿¡\"'«»“”‘’„‚([{-–—*_ \t\r\n"
+
+
+def decline_phrases(language: str | None, decline: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The test set's ``decline`` if given, else the language's default (en when unknown)."""
+    if decline:
+        return tuple(decline)
+    lang = (language or "en").lower().split("-")[0].split("_")[0]
+    return DECLINE.get(lang, DECLINE["en"])
+
+
+def _fold(text: str) -> str:
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text).replace("’", "'").replace("‘", "'")
+    return text.casefold()
+
+
+@lru_cache(maxsize=256)
+def _folded(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_fold(p).strip() for p in phrases)
+
+
+def is_abstention(answer: str | None, phrases: Sequence[str]) -> bool:
+    """Null, empty, or starting (case-insensitive, after trimming) with a decline phrase."""
+    if answer is None:
+        return True
+    a = answer.lstrip(_LEAD)
+    if not a:
+        return True
+    a = _fold(a[:200])
+    return a.startswith(_folded(tuple(phrases)))
+
+
+def citations(answer: str | None) -> list[str]:
+    """Cited chunk ids in order of appearance (duplicates kept once)."""
+    out: list[str] = []
+    if not answer:
+        return out
+    for m in CITATION.finditer(answer):
+        for cid in _SPLIT.split(m.group(1)):
+            if cid and cid not in out:
+                out.append(cid)
+    return out
+
+
+def strip_citations(answer: str) -> str:
+    return CITATION.sub(" ", answer)
+
+
+_TRAIL = ".!?…;:。 \t\r\n"
+
+
+def normalise_answer(text: str) -> str:
+    """For reference-answer equality: citations dropped, case, surrounding whitespace
+    and final punctuation ignored, inner whitespace collapsed."""
+    t = _fold(strip_citations(text))
+    t = re.sub(r"\s+", " ", t).strip()
+    return t.rstrip(_TRAIL).strip()
+
+
+def is_correct(case, answer: str | None, abstained: bool) -> bool:
+    """evaluation.md ``correct``: unanswerable -> abstained; reference answer ->
+    normalised equality; else every ``must_contain`` string is in the answer."""
+    if case.unanswerable:
+        return abstained
+    if abstained or answer is None:
+        return False
+    if case.answer is not None:
+        return normalise_answer(answer) == normalise_answer(case.answer)
+    return all(s in answer for s in case.must_contain)
+
+
+@lru_cache(maxsize=1 << 16)
+def _source_numbers(text: str, language: str | None):
+    return find_numbers(text, language)
+
+
+def _fmt(n) -> str:
+    return n.text
+
+
+def check_grounding(
+    answer: str | None,
+    prompt_ids: Sequence[str],
+    chunk_text: Callable[[str], str | None],
+    *,
+    language: str | None = None,
+    decline: Sequence[str] | None = None,
+    abstained: bool | None = None,
+) -> str:
+    """'' when supported, else the first reason (see the module doc)."""
+    if abstained is None:
+        abstained = is_abstention(answer, decline_phrases(language, decline))
+    if abstained:
+        return ""
+    cited: list[str] = []
+    pieces: list[str] = []
+    last = 0
+    for m in CITATION.finditer(answer):
+        pieces.append(answer[last:m.start()])
+        last = m.end()
+        g = m.group(1)
+        for cid in (_SPLIT.split(g) if ("," in g or ";" in g) else (g,)):
+            if cid and cid not in cited:
+                cited.append(cid)
+    if not cited:
+        return "no source"
+    for cid in cited:
+        if cid not in prompt_ids:
+            return f"source outside prompt: {cid}"
+    pieces.append(answer[last:])
+    body = " ".join(pieces)
+    wanted = find_numbers(body, language)
+    if not wanted:
+        return ""
+    have = []
+    for cid in cited:
+        text = chunk_text(cid)
+        if text:
+            have.extend(_source_numbers(text, language))
+    by_value: dict = {}
+    for n in have:
+        by_value.setdefault(n.value, []).append(n)
+    for n in wanted:
+        same = by_value.get(n.value)
+        if not same:
+            return f"number {_fmt(n)} missing from source"
+        if n.unit is not None and all(s.unit is not None and s.unit != n.unit for s in same):
+            src = same[0]
+            return (f"number {_fmt(n)} missing from source "
+                    f"(the source has {src.text} {_unit_word(src.unit)}, not {_unit_word(n.unit)})")
+    return ""
+
+
+def _unit_word(unit: str | None) -> str:
+    return {"EUR": "€", "USD": "$", "GBP": "£", "day": "days", "week": "weeks", "month": "months",
+            "year": "years", "hour": "hours", "minute": "minutes", "second": "seconds"}.get(unit, unit or "")

@@ -1,0 +1,244 @@
+"""Numbers in text, read as numbers: digits with the language's separators,
+small number words (es, de, en, nl), and the unit written next to them.
+
+Used by the grounding check: ``14.`` at the end of a sentence is 14; in Spanish,
+German and Dutch ``1.000`` is a thousand and ``1,5`` one and a half, in English
+``1,000`` is a thousand; ``cinco``, ``fünf``, ``five`` and ``vijf`` are 5; a unit
+(``€``, ``días``, ``Tage``, ``%`` ...) is normalised so ``5 días`` and ``cinco
+días`` agree and ``5 €`` does not.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import NamedTuple
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+# ----------------------------------------------------------------------------- words
+
+_UNITS_WORDS = {
+    "es": {
+        "cero": 0, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
+        "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14,
+        "quince": 15, "dieciséis": 16, "dieciseis": 16, "diecisiete": 17, "dieciocho": 18,
+        "diecinueve": 19, "veinte": 20, "veintiuno": 21, "veintiún": 21, "veintidós": 22,
+        "veintidos": 22, "veintitrés": 23, "veintitres": 23, "veinticuatro": 24, "veinticinco": 25,
+        "veintiséis": 26, "veintiseis": 26, "veintisiete": 27, "veintiocho": 28, "veintinueve": 29,
+        "treinta": 30, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70,
+        "ochenta": 80, "noventa": 90, "cien": 100, "ciento": 100, "mil": 1000,
+        "doble": None, "media": None,  # placeholders never matched (None is skipped)
+    },
+    "de": {
+        "null": 0, "eins": 1, "zwei": 2, "zwo": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6,
+        "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12, "dreizehn": 13,
+        "vierzehn": 14, "fünfzehn": 15, "sechzehn": 16, "siebzehn": 17, "achtzehn": 18,
+        "neunzehn": 19, "zwanzig": 20, "dreißig": 30, "dreissig": 30, "vierzig": 40,
+        "fünfzig": 50, "sechzig": 60, "siebzig": 70, "achtzig": 80, "neunzig": 90,
+        "hundert": 100, "einhundert": 100, "tausend": 1000, "eintausend": 1000,
+    },
+    "en": {
+        "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+        "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+        "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+        "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+        "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
+    },
+    "nl": {
+        "nul": 0, "één": 1, "eén": 1, "twee": 2, "drie": 3, "vier": 4, "vijf": 5, "zes": 6,
+        "zeven": 7, "acht": 8, "negen": 9, "tien": 10, "elf": 11, "twaalf": 12, "dertien": 13,
+        "veertien": 14, "vijftien": 15, "zestien": 16, "zeventien": 17, "achttien": 18,
+        "negentien": 19, "twintig": 20, "dertig": 30, "veertig": 40, "vijftig": 50,
+        "zestig": 60, "zeventig": 70, "tachtig": 80, "negentig": 90, "honderd": 100,
+        "duizend": 1000,
+    },
+}
+# Articles that are also the word for one (un, una, ein, eine, een) are never read as numbers.
+
+# German "einundzwanzig", Dutch "eenentwintig"; Spanish "treinta y dos" is read word by word.
+_DE_ONES = {"ein": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9}
+_DE_TENS = {"zwanzig": 20, "dreißig": 30, "dreissig": 30, "vierzig": 40, "fünfzig": 50,
+            "sechzig": 60, "siebzig": 70, "achtzig": 80, "neunzig": 90}
+_NL_ONES = {"een": 1, "één": 1, "twee": 2, "drie": 3, "vier": 4, "vijf": 5, "zes": 6, "zeven": 7, "acht": 8, "negen": 9}
+_NL_TENS = {"twintig": 20, "dertig": 30, "veertig": 40, "vijftig": 50, "zestig": 60,
+            "zeventig": 70, "tachtig": 80, "negentig": 90}
+_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_EN_ONES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
+
+
+def _compounds(lang: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    if lang == "de":
+        for o, ov in _DE_ONES.items():
+            for t, tv in _DE_TENS.items():
+                out[f"{o}und{t}"] = ov + tv
+    elif lang == "nl":
+        for o, ov in _NL_ONES.items():
+            for t, tv in _NL_TENS.items():
+                sep = "ën" if o.endswith("e") else "en"
+                out[f"{o}{sep}{t}"] = ov + tv
+                out[f"{o}en{t}"] = ov + tv
+    elif lang == "en":
+        for t, tv in _EN_TENS.items():
+            for o, ov in _EN_ONES.items():
+                out[f"{t}-{o}"] = tv + ov
+    return out
+
+
+def number_words(language: str | None) -> dict[str, int]:
+    """Word -> value for ``language`` (es, de, en, nl; anything else: en)."""
+    lang = _lang(language)
+    words = {w: v for w, v in _UNITS_WORDS.get(lang, _UNITS_WORDS["en"]).items() if v is not None}
+    words.update(_compounds(lang if lang in _UNITS_WORDS else "en"))
+    return words
+
+
+def _lang(language: str | None) -> str:
+    return (language or "en").lower().split("-")[0].split("_")[0]
+
+
+# ----------------------------------------------------------------------------- units
+
+_UNIT_ALIASES = {
+    "EUR": ["€", "eur", "euro", "euros", "eurocent"],
+    "USD": ["$", "usd", "dollar", "dollars", "dólar", "dólares", "dolar", "dolares"],
+    "GBP": ["£", "gbp", "pound", "pounds", "pfund", "libra", "libras"],
+    "CENT": ["cent", "cents", "céntimo", "céntimos", "centimo", "centimos", "ct", "cts"],
+    "%": ["%", "percent", "per cent", "por ciento", "prozent", "procent", "pct"],
+    "day": ["día", "días", "dia", "dias", "day", "days", "tag", "tage", "tagen", "tages",
+            "dag", "dagen", "werktag", "werktage", "werktagen", "werkdag", "werkdagen",
+            "business day", "business days", "working day", "working days",
+            "días hábiles", "dias habiles", "días laborables"],
+    "week": ["semana", "semanas", "week", "weeks", "woche", "wochen", "weken"],
+    "month": ["mes", "meses", "month", "months", "monat", "monate", "monaten", "maand", "maanden"],
+    "year": ["año", "años", "ano", "anos", "year", "years", "jahr", "jahre", "jahren", "jaar", "jaren"],
+    "hour": ["h", "hora", "horas", "hour", "hours", "hr", "hrs", "stunde", "stunden", "std", "uur", "uren"],
+    "minute": ["min", "mins", "minuto", "minutos", "minute", "minutes", "minuten", "minuut"],
+    "second": ["s", "seg", "segundo", "segundos", "sec", "second", "seconds", "sekunde", "sekunden", "seconde", "seconden"],
+    "km": ["km", "kilómetro", "kilómetros", "kilometro", "kilometros", "kilometer", "kilometers", "kilometre", "kilometres"],
+    "m": ["m", "metro", "metros", "meter", "meters", "metre", "metres"],
+    "cm": ["cm"], "mm": ["mm"],
+    "kg": ["kg", "kilo", "kilos", "kilogramo", "kilogramos", "kilogramm", "kilogram", "kilograms"],
+    "g": ["g", "gr", "gramo", "gramos", "gramm", "gram", "grams"],
+    "l": ["l", "litro", "litros", "liter", "liters", "litre", "litres"],
+    "ml": ["ml"],
+    "GB": ["gb"], "MB": ["mb"], "TB": ["tb"], "KB": ["kb"],
+}
+UNITS: dict[str, str] = {}
+for canon, aliases in _UNIT_ALIASES.items():
+    for a in aliases:
+        UNITS[a] = canon
+_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "%": "%"}
+
+# ----------------------------------------------------------------------------- reading
+
+_SEPS = re.compile(r"([.,])")
+_DIGITS = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)")
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+_AFTER = re.compile(r"\s?([€$£%])|\s?([^\W\d_]+(?:\s[^\W\d_]+)?)")
+_BEFORE = re.compile(r"([€$£])\s?$")
+
+
+class Number(NamedTuple):
+    value: Decimal
+    unit: str | None  # canonical unit, or None when the text gives none
+    text: str         # as written (``14``, ``1.000``, ``cinco``)
+    start: int
+
+
+@lru_cache(maxsize=64)
+def decimal_separator(language: str | None) -> str:
+    """``,`` for es, de, nl, fr, it, pt ...; ``.`` for en (and unknown languages)."""
+    return "." if _lang(language) in ("en", "ja", "zh", "ko", "he", "th") else ","
+
+
+def parse_number(token: str, language: str | None = None) -> Decimal | None:
+    """``1.000`` -> 1000 (es), ``1,000`` -> 1000 (en), ``1,5`` -> 1.5 (es), ``14`` -> 14.
+
+    A separator followed by exactly three digits, in the language's thousands
+    style, groups thousands; any other separator is read as the decimal point."""
+    dec = decimal_separator(language)
+    thou = "." if dec == "," else ","
+    if token.isdigit():
+        return Decimal(token)
+    parts = _SEPS.split(token)
+    digits = parts[0::2]
+    seps = parts[1::2]
+    if not seps:
+        return Decimal(token)
+    # thousands grouping: every separator is the thousands one, every group after the first has 3 digits
+    if all(s == thou for s in seps) and all(len(d) == 3 for d in digits[1:]) and len(digits[0]) <= 3:
+        return Decimal("".join(digits))
+    # one decimal separator at the end, thousands groups before it
+    if seps[-1] == dec and all(s == thou for s in seps[:-1]) and all(len(d) == 3 for d in digits[1:-1]):
+        return Decimal("".join(digits[:-1]) + "." + digits[-1])
+    if len(seps) == 1:  # the other style's decimal point ("1.5" in a Spanish text)
+        return Decimal(digits[0] + "." + digits[1])
+    try:
+        return Decimal("".join(digits))
+    except InvalidOperation:  # pragma: no cover - digits only
+        return None
+
+
+def _unit_after(text: str, end: int) -> str | None:
+    m = _AFTER.match(text, end)
+    if not m:
+        return None
+    sym = m.group(1)
+    if sym:
+        return _SYMBOLS[sym]
+    phrase = m.group(2).lower()
+    if " " in phrase:
+        unit = UNITS.get(phrase)
+        if unit is not None:
+            return unit
+        phrase = phrase.split(" ", 1)[0]
+    return UNITS.get(phrase)
+
+
+def _unit_before(text: str, start: int) -> str | None:
+    m = _BEFORE.search(text, max(0, start - 2), start)
+    return _SYMBOLS[m.group(1)] if m else None
+
+
+_WORDISH = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+
+
+@lru_cache(maxsize=32)
+def _words(language: str | None) -> tuple[re.Pattern, frozenset[str], dict[str, int]]:
+    """The number-word scanner of a language, its word set (a cheap pre-check) and values."""
+    values = number_words(language)
+    alt = "|".join(re.escape(w) for w in sorted(values, key=len, reverse=True))
+    pat = re.compile(r"(?<![\w-])(" + alt + r")(?![\w-])", re.IGNORECASE)
+    return pat, frozenset(values), values
+
+
+def find_numbers(text: str, language: str | None = None) -> list[Number]:
+    """Every number in ``text`` (digits and number words), with its unit if one is written."""
+    if not text:
+        return []
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+    out: list[Number] = []
+    for m in _DIGITS.finditer(text):
+        tok = m.group(1)
+        if tok.isdigit():
+            value = int(tok)  # equal (and hash-equal) to the same Decimal
+        else:
+            value = parse_number(tok, language)
+            if value is None:
+                continue
+            value = value.normalize()
+        unit = _unit_after(text, m.end()) or _unit_before(text, m.start())
+        out.append(Number(value, unit, tok, m.start()))
+    pat, wordset, values = _words(language)
+    if not wordset.isdisjoint(_WORDISH.findall(text.lower())):
+        digits = bool(out)
+        for m in pat.finditer(text):
+            w = m.group(1)
+            v = values.get(w.lower())
+            if v is not None:
+                out.append(Number(v, _unit_after(text, m.end()), w, m.start()))
+        if digits:
+            out.sort(key=lambda n: n.start)
+    return out

@@ -1,0 +1,161 @@
+"""Ask a system every case: concurrency, per-case timeout, retries with back-off.
+
+A case that still fails becomes a result with ``error`` (the cause) and the run
+goes on. Results are handed to ``on_done(case, result)`` in the order they
+finish. ``cancel`` (a ``threading.Event``) stops the run cleanly: cases not yet
+finished are left out, nothing half-written. Local systems (``builtin``,
+``results:``) answer synchronously and skip the event loop.
+"""
+from __future__ import annotations
+
+import asyncio
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from .systems import CaseError
+
+BACKOFF = 0.5  # seconds before the first retry; doubles each time, capped at 8
+
+
+class Progress:
+    """Progress on stderr: a rich bar with count and ETA on a terminal, plain
+    lines (about every 10 %) otherwise, nothing when ``enabled`` is false."""
+
+    def __init__(self, total: int, label: str = "cases", enabled: bool = True, stream=None):
+        self.total = total
+        self.done = 0
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.enabled = enabled and total > 0
+        self.tty = self.enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
+        self._bar = None
+        self._t0 = time.monotonic()
+        self._last = 0.0
+        self._next_pct = 10
+
+    def __enter__(self):
+        if self.tty:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self._bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(),
+                            console=Console(file=self.stream), transient=True)
+            self._bar.start()
+            self._task = self._bar.add_task(self.label, total=self.total)
+        return self
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if self._bar is not None:
+            if now - self._last > 0.1 or self.done >= self.total:
+                self._bar.update(self._task, completed=self.done)
+                self._last = now
+            return
+        pct = 100 * self.done // self.total
+        if pct >= self._next_pct and self.done < self.total:
+            el = now - self._t0
+            eta = el / self.done * (self.total - self.done)
+            print(f"{self.done}/{self.total} {self.label} ({pct}%), {el:.1f} s, ETA {eta:.0f} s",
+                  file=self.stream, flush=True)
+            self._next_pct = (pct // 10 + 1) * 10
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.stop()
+        elif self.enabled and self.done >= self.total:
+            print(f"{self.done}/{self.total} {self.label} in {time.monotonic() - self._t0:.1f} s",
+                  file=self.stream, flush=True)
+
+
+def _cause(e: BaseException, timeout: float) -> str:
+    if isinstance(e, asyncio.TimeoutError):
+        return f"no answer within {timeout:g} s (timeout)"
+    if isinstance(e, CaseError):
+        return str(e)
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+async def ask_with_retries(system, case, k: int, *, timeout: float, retries: int, backoff: float) -> dict:
+    """The system's result for one case, or ``{"error": cause}`` after the last try."""
+    attempt = 0
+    while True:
+        t0 = time.perf_counter()
+        try:
+            res = await asyncio.wait_for(system.ask(case, k), timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # any failure of the user's system is that case's error
+            retry = getattr(e, "retry", True) if isinstance(e, CaseError) else True
+            if attempt >= retries or not retry:
+                cause = _cause(e, timeout)
+                if attempt:
+                    cause += f" (after {attempt + 1} tries)"
+                return {"error": cause}
+            await asyncio.sleep(min(backoff * (2 ** attempt), 8.0))
+            attempt += 1
+            continue
+        res = dict(res)
+        if res.get("latency_ms") is None:
+            res["latency_ms"] = round((time.perf_counter() - t0) * 1000, 1)
+        return res
+
+
+async def run_async(system, cases: Sequence, k: int, on_done: Callable[[object, dict], None], *,
+                    concurrency: int = 8, timeout: float = 60.0, retries: int = 2,
+                    backoff: float = BACKOFF, cancel: threading.Event | None = None) -> int:
+    """Ask every case with at most ``concurrency`` calls in flight; returns how many finished."""
+    queue = iter(cases)
+    done = 0
+
+    async def worker():
+        nonlocal done
+        for case in queue:
+            if cancel is not None and cancel.is_set():
+                return
+            res = await ask_with_retries(system, case, k, timeout=timeout, retries=retries, backoff=backoff)
+            if cancel is not None and cancel.is_set():
+                return
+            on_done(case, res)
+            done += 1
+
+    workers = [asyncio.create_task(worker()) for _ in range(max(1, min(concurrency, len(cases))))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for w in workers:
+            w.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        await system.aclose()
+    return done
+
+
+def run_sync(system, cases: Sequence, k: int, on_done, *, cancel: threading.Event | None = None) -> int:
+    """Local systems: no event loop, no timeout (nothing to wait on)."""
+    done = 0
+    for case in cases:
+        if cancel is not None and cancel.is_set():
+            break
+        try:
+            res = system.ask_sync(case, k)
+        except Exception as e:
+            res = {"error": _cause(e, 0)}
+        on_done(case, res)
+        done += 1
+    return done
+
+
+def run_cases(system, cases: Sequence, k: int, on_done, *, concurrency: int = 8, timeout: float = 60.0,
+              retries: int = 2, backoff: float = BACKOFF, cancel: threading.Event | None = None) -> int:
+    """Run every case through ``system``; KeyboardInterrupt propagates after the
+    finished cases were handed to ``on_done``."""
+    if hasattr(system, "ask_sync"):
+        return run_sync(system, cases, k, on_done, cancel=cancel)
+    return asyncio.run(run_async(system, cases, k, on_done, concurrency=concurrency, timeout=timeout,
+                                 retries=retries, backoff=backoff, cancel=cancel))

@@ -1,0 +1,234 @@
+"""Reading YAML with exact positions, and writing small pieces of it by hand.
+
+The test-set document never re-dumps a whole file: it splices freshly rendered
+pieces (one value, one case, one label) into the text a person wrote, so every
+other byte stays as it was. This module holds the two halves of that:
+
+* reading: libyaml's composer (via PyYAML) gives every node with exact
+  character offsets; values are read with YAML 1.2 core rules (``yes`` is a
+  string, ``0123`` is 123), and only plain data is ever built (no tags that
+  construct objects);
+* writing: scalars and lists rendered in the style the file already uses
+  (plain, quoted, block, flow or block list), checked so that any YAML reader
+  reads back exactly the value we meant.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import yaml
+
+try:  # libyaml: ~20x faster composing; offsets are the same
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - wheels ship libyaml
+    from yaml import SafeLoader as _Loader
+
+ScalarNode = yaml.ScalarNode
+SequenceNode = yaml.SequenceNode
+MappingNode = yaml.MappingNode
+YAMLError = yaml.YAMLError
+MarkedYAMLError = yaml.MarkedYAMLError
+
+_STD = "tag:yaml.org,2002:"
+ALLOWED_TAGS = {
+    _STD + t for t in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp", "merge", "value")
+}
+
+# YAML 1.2 core schema
+_NULL = {"", "~", "null", "Null", "NULL"}
+_TRUE = {"true", "True", "TRUE"}
+_FALSE = {"false", "False", "FALSE"}
+_INT = re.compile(r"^[-+]?[0-9]+$")
+_INT_OCT = re.compile(r"^0o[0-7]+$")
+_INT_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_INF = re.compile(r"^[-+]?\.(inf|Inf|INF)$")
+_NAN = re.compile(r"^\.(nan|NaN|NAN)$")
+
+# Anything another YAML reader (1.1 or 1.2) might read as something other than
+# the string we mean must be quoted when written.
+_AMBIGUOUS = re.compile(
+    r"""^(?:
+        ~|null|Null|NULL|
+        y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|
+        [-+]?(?:0b[0-1_]+|0o?[0-7_]+|0x[0-9a-fA-F_]+|[0-9][0-9_]*(?::[0-5]?[0-9])*|[0-9][0-9_]*)|
+        [-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+|
+        [-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|
+        [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}.*|
+        <<|=
+    )$""",
+    re.X,
+)
+_INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
+_FLOW_BAD = set(",[]{}")
+
+
+class _FastLoader(_Loader):
+    """Composes without resolving implicit tags: ragtriage reads scalars itself
+    (YAML 1.2 rules, :func:`scalar_value`), so the 1.1 resolver's regexes on every
+    scalar would be wasted work. Explicit tags are kept as written."""
+
+    def resolve(self, kind, value, implicit):  # noqa: D102 - called by the composer
+        if kind is ScalarNode:
+            return _STR
+        return _SEQ if kind is SequenceNode else _MAP
+
+
+_STR, _SEQ, _MAP = _STD + "str", _STD + "seq", _STD + "map"
+_TAG_HINT = re.compile(r"(?:^|[\s\[{,])!")
+
+
+def compose(text: str):
+    """Compose one YAML document into nodes (raises yaml.YAMLError)."""
+    return yaml.compose(text, Loader=_FastLoader)
+
+
+def may_have_tags(text: str) -> bool:
+    """False when the text cannot hold an explicit tag (a cheap test before walking every node)."""
+    return _TAG_HINT.search(text) is not None
+
+
+def is_plain(node) -> bool:
+    return node.style in (None, "")
+
+
+def scalar_value(node):
+    """The value of a scalar node under YAML 1.2 core rules."""
+    v = node.value
+    if not is_plain(node):
+        return v
+    if v in _NULL:
+        return None
+    if v in _TRUE:
+        return True
+    if v in _FALSE:
+        return False
+    if _INT.match(v):
+        return int(v)
+    if _INT_OCT.match(v):
+        return int(v[2:], 8)
+    if _INT_HEX.match(v):
+        return int(v[2:], 16)
+    if _FLOAT.match(v) and any(ch.isdigit() for ch in v):
+        return float(v)
+    if _INF.match(v):
+        return float("-inf") if v.startswith("-") else float("inf")
+    if _NAN.match(v):
+        return float("nan")
+    return v
+
+
+def plain_text(node) -> str | None:
+    """A scalar read as text: plain scalars keep their literal spelling (``id: 123``
+    is the string ``"123"``); null spellings give None."""
+    if is_plain(node) and node.value in _NULL:
+        return None
+    return node.value
+
+
+def bad_tag(node) -> str | None:
+    """The explicit tag of a node if it is not plain data, else None (walks the tree)."""
+    stack = [node]
+    seen = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if n.tag not in ALLOWED_TAGS:
+            return n.tag.replace(_STD, "!!")
+        if isinstance(n, SequenceNode):
+            stack.extend(n.value)
+        elif isinstance(n, MappingNode):
+            for k, v in n.value:
+                stack.append(k)
+                stack.append(v)
+    return None
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def plain_ok(s: str, flow: bool = False) -> bool:
+    """True if ``s`` can be written unquoted and every YAML reader reads it back as this string."""
+    if not s or s != s.strip() or s[0] in _INDICATORS:
+        return False
+    if any(ch in s for ch in "\n\r\t") or not s.isprintable():
+        return False
+    if ": " in s or " #" in s or s.endswith(":"):
+        return False
+    if flow and (any(ch in _FLOW_BAD for ch in s) or ":" in s):
+        return False
+    if "\ufeff" in s or "\u2028" in s or "\u2029" in s or "\x85" in s:
+        return False
+    return not _AMBIGUOUS.match(s)
+
+
+def double_quoted(s: str) -> str:
+    # JSON string escapes are valid YAML double-quoted escapes
+    return json.dumps(s, ensure_ascii=False)
+
+
+def single_quoted(s: str) -> str | None:
+    if any(ch in s for ch in "\n\r\t") or not s.isprintable():
+        return None
+    return "'" + s.replace("'", "''") + "'"
+
+
+def render_scalar(value, style: str | None = None, *, flow: bool = False) -> str:
+    """One-line rendering of a scalar, keeping ``style`` ('' plain, "'" or '"') when it can."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    s = str(value)
+    if style == "'":
+        q = single_quoted(s)
+        if q is not None:
+            return q
+    if style == '"':
+        return double_quoted(s)
+    return s if plain_ok(s, flow) else double_quoted(s)
+
+
+def render_block_scalar(s: str, indent: int, style: str = "|") -> str | None:
+    """``|``/``>`` block text for ``s`` with content at ``indent`` spaces (header
+    included, no trailing newline after the last content line); None if the value
+    cannot be written faithfully as a block (leading spaces, odd characters)."""
+    if not s or s[0] in " \n" or "\r" in s or "\t" in s.lstrip("\n"):
+        return None
+    if any(not (ch.isprintable() or ch == "\n") for ch in s):
+        return None
+    body = s.rstrip("\n")
+    trailing = len(s) - len(body)
+    chomp = "-" if trailing == 0 else ("" if trailing == 1 else "+")
+    if style == ">" and "\n" in body:
+        style = "|"  # folded text with line breaks: write it literally, read back the same
+    pad = " " * indent
+    lines = [(pad + ln) if ln else "" for ln in body.split("\n")]
+    if style == ">" and "  " in body:
+        return None
+    out = style + chomp + "\n" + "\n".join(lines)
+    if chomp == "+":
+        out += "\n" * (trailing - 1)
+    return out
+
+
+def render_flow_list(values, old_items: list[tuple[object, str]] | None = None, spaced: bool = False) -> str:
+    """``[a, b]``; items whose value is unchanged keep their original spelling."""
+    pool: dict = {}
+    for v, src in old_items or ():
+        pool.setdefault(v, []).append(src)
+    parts = []
+    for v in values:
+        srcs = pool.get(v)
+        parts.append(srcs.pop(0) if srcs else render_scalar(v, flow=True))
+    if not parts:
+        return "[]"
+    inner = ", ".join(parts)
+    return f"[ {inner} ]" if spaced else f"[{inner}]"

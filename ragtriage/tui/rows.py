@@ -1,0 +1,140 @@
+"""What the Cases table shows, as plain data: one row per case, filter, sort.
+
+No Textual here: the table widget only paints :class:`CaseRows`; building,
+filtering and sorting 100,000 rows are plain list operations a test can call.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+# Never colour alone: a glyph and a word.
+FLAG_DRAFT = "draft"
+FLAG_UNANSWERABLE = "unanswerable"
+FLAG_STALE = "stale"
+FLAG_TEXT = {FLAG_DRAFT: "✎ draft", FLAG_UNANSWERABLE: "∅ unanswerable", FLAG_STALE: "⚠ stale"}
+
+PASS_REASONS = frozenset({"supported-correct", "appropriate-abstention"})
+
+COLUMNS = ("id", "topic", "question", "expected", "flags", "reason")
+
+
+def reason_text(reason: str | None) -> str:
+    if not reason:
+        return ""
+    return ("✓ " if reason in PASS_REASONS else "✗ ") + reason
+
+
+@dataclass(slots=True)
+class Row:
+    id: str
+    topic: str
+    question: str
+    expected: str
+    flags: tuple[str, ...]
+    reason: str
+    haystack: str  # lower-cased text the filter searches
+
+    @property
+    def flags_text(self) -> str:
+        return " ".join(FLAG_TEXT[f] for f in self.flags)
+
+    def cell(self, column: str) -> str:
+        if column == "flags":
+            return self.flags_text
+        if column == "reason":
+            return reason_text(self.reason)
+        return getattr(self, column)
+
+
+def make_row(case, stale: bool = False, reason: str | None = None) -> Row:
+    flags = []
+    if case.unanswerable:
+        flags.append(FLAG_UNANSWERABLE)
+    elif not case.expected:
+        flags.append(FLAG_DRAFT)
+    if stale:
+        flags.append(FLAG_STALE)
+    expected = ", ".join(case.expected)
+    topic = case.topic or ""
+    question = " ".join(case.question.split())
+    hay = "\x00".join((case.id, topic, question, expected, " ".join(flags), reason or "", " ".join(case.tags)))
+    return Row(case.id, topic, question, expected, tuple(flags), reason or "", hay.lower())
+
+
+class CaseRows:
+    """All rows in file order, plus the visible order after filter and sort."""
+
+    def __init__(self, rows: list[Row] | None = None):
+        self.rows: list[Row] = rows or []
+        self.query = ""
+        self.sort_column: str | None = None
+        self.sort_reverse = False
+        self.order: list[int] = list(range(len(self.rows)))
+
+    @classmethod
+    def from_cases(
+        cls,
+        cases: Iterable,
+        stale: set[str] | frozenset[str] = frozenset(),
+        reasons: Mapping[str, str] | None = None,
+    ) -> "CaseRows":
+        reasons = reasons or {}
+        return cls([make_row(c, c.id in stale, reasons.get(c.id)) for c in cases])
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def visible(self, index: int) -> Row:
+        return self.rows[self.order[index]]
+
+    def position_of(self, case_id: str) -> int | None:
+        """Visible position of a case id, or None when filtered out."""
+        for pos, i in enumerate(self.order):
+            if self.rows[i].id == case_id:
+                return pos
+        return None
+
+    def set_filter(self, query: str) -> None:
+        self.query = query
+        self._refresh()
+
+    def set_sort(self, column: str | None, reverse: bool = False) -> None:
+        if column is not None and column not in COLUMNS:
+            raise ValueError(f"unknown column {column!r}")
+        self.sort_column, self.sort_reverse = column, reverse
+        self._refresh()
+
+    def replace(self, rows: list[Row]) -> None:
+        self.rows = rows
+        self._refresh()
+
+    def _refresh(self) -> None:
+        rows = self.rows
+        words = self.query.lower().split()
+        if words:
+            if len(words) == 1:
+                w = words[0]
+                order = [i for i, r in enumerate(rows) if w in r.haystack]
+            else:
+                order = [i for i, r in enumerate(rows) if all(w in r.haystack for w in words)]
+        else:
+            order = list(range(len(rows)))
+        col = self.sort_column
+        if col is not None:
+            if col == "flags":
+                key = lambda i: rows[i].flags  # noqa: E731
+            else:
+                key = lambda i: getattr(rows[i], col).casefold()  # noqa: E731
+            order.sort(key=key, reverse=self.sort_reverse)
+        self.order = order
+
+    def next_flagged(self, start: int) -> int | None:
+        """Next visible position after ``start`` whose case is flagged or failed (wraps)."""
+        n = len(self.order)
+        for step in range(1, n + 1):
+            pos = (start + step) % n
+            r = self.rows[self.order[pos]]
+            if r.flags or (r.reason and r.reason not in PASS_REASONS):
+                return pos
+        return None

@@ -1,0 +1,1 @@
+"""One module per screen: cases, editor, picker, stale, dialogs."""

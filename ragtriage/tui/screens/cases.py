@@ -1,0 +1,322 @@
+"""Cases: every case in a virtual table, a detail pane, filter, sort, actions."""
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from ..rows import COLUMNS, CaseRows, make_row
+from ..widgets.case_detail import CaseDetail, describe_case
+from ..widgets.case_table import CaseTable
+from .dialogs import confirm
+
+
+class CasesScreen(Screen):
+    """Home of ``ragtriage edit``."""
+
+    HELP_TITLE = "Cases"
+    HELP_INTRO = """
+Every case of the test set. Flags: ✎ draft (no expected chunk yet),
+∅ unanswerable, ⚠ stale label. With --run, the reason of each case (✓ pass, ✗ fail).
+Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
+"""
+
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", key_display="/", id="cases.filter"),
+        Binding("e", "edit", "Edit", show=False, id="cases.edit"),
+        Binding("p", "pick", "Pick", id="cases.pick"),
+        Binding("a", "add", "New", id="cases.new"),
+        Binding("d", "duplicate", "Duplicate", show=False, id="cases.duplicate"),
+        Binding("x,delete", "delete", "Delete", id="cases.delete"),
+        Binding("u", "toggle_unanswerable", "Unanswerable", id="cases.unanswerable"),
+        Binding("f", "next_flagged", "Flagged", id="cases.next_flagged"),
+        Binding("r", "review_stale", "Stale", id="cases.stale"),
+        Binding("s", "sort", "Sort", id="cases.sort"),
+        Binding("S", "reverse_sort", "Reverse sort", show=False, id="cases.reverse_sort"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="cases.clear_filter"),
+        Binding("t", "triage", "Triage", id="cases.triage"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows = CaseRows()
+        self._row_cache: dict[tuple, tuple] = {}
+        self._seen = None
+        self._ready = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"{self.app.testset_path.name} · loading…", id="status")
+        yield Input(placeholder="filter: words in id, topic, question, chunk ids, flags, reason", id="filter")
+        with Horizontal(id="cases-main"):
+            yield CaseTable(self.rows, id="cases")
+            yield CaseDetail(id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#filter", Input).display = False
+        self.query_one(CaseTable).focus()
+        self._ready = True
+        if self.app.session is not None:
+            self.on_state_changed()
+
+    @property
+    def table(self) -> CaseTable:
+        return self.query_one(CaseTable)
+
+    # -- state -----------------------------------------------------------------------
+    def on_state_changed(self) -> None:
+        app = self.app
+        if not self._ready:
+            return
+        if app.session is None:
+            if app.preview and not len(self.rows.rows):
+                self.rows.replace([make_row(c) for c in app.preview])
+                self.table.set_rows(self.rows)
+                self.query_one("#status", Static).update(
+                    f"{app.testset_path.name} · loading… (showing the first {len(app.preview)} cases)")
+                self._show_detail(self.table.current_id)
+            return
+        table = self.table
+        key = (id(app.session), app.session.generation, id(app.stale_report), id(app.reasons))
+        if key != self._seen:
+            self._seen = key
+            keep = table.current_id
+            self.rows.replace(self._build_rows())
+            table.show_reason = bool(app.reasons)
+            table.set_rows(self.rows, keep)
+        self._update_status()
+        self._show_detail(table.current_id)
+
+    def _build_rows(self):
+        app = self.app
+        stale = app.stale_ids
+        reasons = app.reasons
+        cache = self._row_cache
+        fresh: dict[tuple, tuple] = {}
+        rows = []
+        for case in app.session.doc.cases:
+            k = (id(case), case.id in stale, reasons.get(case.id))
+            hit = cache.get(k)
+            if hit is None or hit[0] is not case:
+                hit = (case, make_row(case, k[1], k[2]))
+            fresh[k] = hit
+            rows.append(hit[1])
+        self._row_cache = fresh
+        return rows
+
+    def _update_status(self) -> None:
+        app = self.app
+        s = app.session
+        parts = [app.testset_path.name]
+        total = len(self.rows.rows)
+        parts.append(f"{total} case{'s' * (total != 1)}")
+        if self.rows.query:
+            parts.append(f"{len(self.rows)} match “{self.rows.query}”")
+        if self.rows.sort_column:
+            parts.append(f"sorted by {self.rows.sort_column}{' (reversed)' if self.rows.sort_reverse else ''}")
+        if app.stale_report:
+            parts.append(f"⚠ {len(app.stale_report)} stale label{'s' * (len(app.stale_report) != 1)}")
+        if app.corpus is None and app.corpus_path is not None and not app.corpus_error:
+            parts.append("loading corpus…")
+        elif app.corpus_error:
+            parts.append("corpus not loaded")
+        if s is not None and s.dirty:
+            parts.append("● unsaved")
+        self.query_one("#status", Static).update(" · ".join(parts))
+
+    def _show_detail(self, case_id: str | None) -> None:
+        app = self.app
+        detail = self.query_one(CaseDetail)
+        if case_id is None or (app.session is None and not app.preview):
+            detail.show("no case matches" if self.rows.query else "")
+            return
+        try:
+            case = app.session.doc.case(case_id) if app.session else next(c for c in app.preview if c.id == case_id)
+        except (KeyError, StopIteration):
+            return
+        stale = [e for e in app.stale_report or () if e.case == case_id]
+        note = "loading corpus…" if app.corpus is None and app.corpus_path is not None else "no corpus"
+        labels = app.session.doc.labels if app.session else {}
+        detail.show(describe_case(case, corpus=app.corpus, labels=labels, stale=stale,
+                                  reason=app.reasons.get(case_id), corpus_note=note))
+
+    @on(CaseTable.Highlighted)
+    def _highlighted(self, event: CaseTable.Highlighted) -> None:
+        self._show_detail(event.case_id)
+
+    @on(CaseTable.Selected)
+    def _selected(self, event: CaseTable.Selected) -> None:
+        self.open_editor(event.case_id)
+
+    @on(CaseTable.HeaderClicked)
+    def _header_clicked(self, event: CaseTable.HeaderClicked) -> None:
+        if self.rows.sort_column == event.column:
+            self._sort(event.column, not self.rows.sort_reverse)
+        else:
+            self._sort(event.column, False)
+
+    # -- filter --------------------------------------------------------------------------
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        keep = self.table.current_id
+        self.rows.set_filter(event.value)
+        self.table.refresh_rows(keep)
+        self._update_status()
+        self._show_detail(self.table.current_id)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        if not event.value:
+            event.input.display = False
+        self.table.focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        if box.has_focus or self.rows.query:
+            box.value = ""
+            box.display = False
+            self.table.focus()
+
+    # -- sort ----------------------------------------------------------------------------
+    def action_sort(self) -> None:
+        cols = list(self.table.columns)
+        cur = self.rows.sort_column
+        nxt = cols[0] if cur is None else (cols[cols.index(cur) + 1] if cols.index(cur) + 1 < len(cols) else None)
+        self._sort(nxt, False)
+
+    def action_reverse_sort(self) -> None:
+        self._sort(self.rows.sort_column or COLUMNS[0], not self.rows.sort_reverse)
+
+    def _sort(self, column: str | None, reverse: bool) -> None:
+        keep = self.table.current_id
+        self.rows.set_sort(column, reverse)
+        self.table.refresh_rows(keep)
+        self._update_status()
+        self.notify(f"sorted by {column}" + (" (reversed)" if reverse else "") if column else "file order",
+                    timeout=1.5)
+
+    # -- navigation and edits --------------------------------------------------------------
+    def _current(self) -> str | None:
+        if self.app.session is None:
+            self.notify("still loading")
+            return None
+        cid = self.table.current_id
+        if cid is None:
+            self.notify("no case selected")
+        return cid
+
+    def action_next_flagged(self) -> None:
+        pos = self.rows.next_flagged(self.table.cursor)
+        if pos is None:
+            self.notify("no flagged case: no draft, no stale label" + (", no failure" if self.app.reasons else ""))
+        else:
+            self.table.cursor = pos
+
+    def open_editor(self, case_id: str | None) -> None:
+        from .editor import EditorScreen
+
+        if self.app.session is None:
+            return
+        self.app.push_screen(EditorScreen(case_id))
+
+    def action_edit(self) -> None:
+        cid = self._current()
+        if cid is not None:
+            self.open_editor(cid)
+
+    def action_add(self) -> None:
+        if self.app.session is not None:
+            self.open_editor(None)
+
+    def action_duplicate(self) -> None:
+        cid = self._current()
+        if cid is None:
+            return
+        new = duplicate_case(self.app, cid)
+        self.table.move_to(new)
+        self.open_editor(new)
+
+    def action_delete(self) -> None:
+        cid = self._current()
+        if cid is None:
+            return
+
+        def answered(value: str | None) -> None:
+            if value == "yes":
+                self.app.edit("remove_case", cid)
+                self.notify(f"deleted {cid} (ctrl+z to undo)")
+
+        self.app.push_screen(confirm(f"Delete case “{cid}”?", "delete it", title="Delete case"), answered)
+
+    def action_toggle_unanswerable(self) -> None:
+        cid = self._current()
+        if cid is None:
+            return
+        toggle_unanswerable(self.app, cid)
+
+    def action_pick(self) -> None:
+        from .picker import PickerScreen
+
+        cid = self._current()
+        if cid is not None:
+            self.app.push_screen(PickerScreen(cid))
+
+    def action_review_stale(self) -> None:
+        from .stale import StaleScreen
+
+        if self.app.session is None:
+            return
+        if self.app.corpus_path is None:
+            self.notify("no corpus: the test set names none and --corpus was not given", severity="warning")
+            return
+        self.app.push_screen(StaleScreen())
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action == "triage":
+            return self.app.run_path is not None
+        return True
+
+    def action_triage(self) -> None:
+        from .triage import TriageScreen
+
+        if self.app.run_path is not None:
+            self.app.push_screen(TriageScreen(self.app.run_path))
+
+
+def duplicate_case(app, case_id: str) -> str:
+    """Copy a case right after itself under a fresh id; returns the new id."""
+    doc = app.session.doc
+    case = doc.case(case_id)
+    taken = {c.id for c in doc.cases}
+    n = 2
+    new_id = f"{case_id}-copy"
+    while new_id in taken:
+        new_id = f"{case_id}-copy{n}"
+        n += 1
+    fields = case.model_dump(exclude_defaults=True)
+    fields["id"] = new_id
+    app.edit("add_case", doc.index_of(case_id) + 1, **fields)
+    app.notify(f"duplicated as {new_id}")
+    return new_id
+
+
+def toggle_unanswerable(app, case_id: str) -> None:
+    case = app.session.doc.case(case_id)
+    if case.unanswerable:
+        app.edit("update_case", case_id, unanswerable=None)
+        app.notify(f"{case_id}: answerable again (✎ draft until a chunk is picked)")
+    else:
+        dropped = len(case.expected)
+        app.edit("update_case", case_id, unanswerable=True, expected=None)
+        msg = f"{case_id}: ∅ unanswerable"
+        if dropped:
+            msg += f" · its {dropped} expected chunk{'s' * (dropped != 1)} removed (ctrl+z to undo)"
+        app.notify(msg)

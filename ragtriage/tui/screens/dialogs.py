@@ -1,0 +1,118 @@
+"""Small typed modal dialogs: confirm, choose, help."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Static
+
+
+class Choice(ModalScreen[str | None]):
+    """A question with a few answers, each on one key; escape answers None.
+
+    ``choices`` is a list of ``(key, value, label)``; the first is the default on enter."""
+
+    DEFAULT_CSS = """
+    Choice { align: center middle; }
+    Choice > Vertical {
+        width: 64; max-width: 95%; height: auto; max-height: 90%;
+        border: thick $primary; background: $surface; padding: 1 2;
+    }
+    Choice #question { margin-bottom: 1; }
+    Choice Button { width: 100%; margin-top: 0; }
+    """
+
+    BINDINGS = [Binding("escape", "answer(None)", "Cancel", id="dialog.cancel")]
+
+    def __init__(self, question: str, choices: list[tuple[str, str, str]], *, title: str = "") -> None:
+        super().__init__()
+        self.question = question
+        self.choices = choices
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            if self.title_text:
+                yield Static(Text(self.title_text, style="bold"))
+            yield Static(Text(self.question), id="question")
+            for key, value, label in self.choices:
+                yield Button(f"{key}  {label}", id=f"choice-{value}", compact=True)
+
+    def on_mount(self) -> None:
+        self.query(Button).first().focus()
+
+    def on_key(self, event) -> None:
+        for key, value, _label in self.choices:
+            if event.key == key or event.character == key:
+                event.stop()
+                self.dismiss(value)
+                return
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id.removeprefix("choice-"))
+
+    def action_answer(self, value: str | None) -> None:
+        self.dismiss(value)
+
+
+def confirm(question: str, yes: str = "yes", *, title: str = "") -> Choice:
+    """A yes/no question: dismisses with "yes" or None."""
+    return Choice(question, [("y", "yes", yes), ("n", "no", "no, go back")], title=title)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key of the screen below, built from its bindings."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 72; max-width: 95%; height: 90%;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape,q,question_mark,f1", "dismiss_help", "Close help", id="help.close"),
+    ]
+
+    def __init__(self, under: Screen) -> None:
+        super().__init__()
+        self.under = under
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(self._text(), id="help-text")
+
+    def _text(self) -> Text:
+        app = self.app
+        out = Text()
+        title = getattr(self.under, "HELP_TITLE", None) or type(self.under).__name__
+        out.append(f"{title} — keys\n\n", style="bold")
+        intro = getattr(self.under, "HELP_INTRO", "")
+        if intro:
+            out.append(intro.strip() + "\n\n")
+        seen: dict[str, list[str]] = {}
+        order: list[str] = []
+        for key, active in self.under.active_bindings.items():
+            b = active.binding
+            if not b.description or b.system or b.id is None:
+                continue
+            if b.description not in seen:
+                seen[b.description] = []
+                order.append(b.description)
+            disp = app.get_key_display(b)
+            if disp not in seen[b.description]:
+                seen[b.description].append(disp)
+        for desc in order:
+            keys = " / ".join(seen[desc])
+            out.append(f"  {keys:<22}", style="bold")
+            out.append(f"{desc}\n")
+        out.append("\n  ctrl+p                command palette: every action by name\n")
+        out.append("  escape / q / ?        close this help\n")
+        return out
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)

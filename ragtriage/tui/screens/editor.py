@@ -1,0 +1,337 @@
+"""Case editor: every field of one case, checked as you type.
+
+What is typed is checked with the same rules as ``validate`` (``schema.Case``
+plus a unique id) and applied to the document when a field is left (tab,
+enter), on escape and on ctrl+s — one undo step per field edit.
+"""
+from __future__ import annotations
+
+from pydantic import ValidationError
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Checkbox, Footer, Input, Label, Static, TextArea
+
+from ...core.schema import Case
+from .dialogs import confirm
+
+FIELD_HELP = {
+    "id": "unique, no spaces (Unicode is fine)",
+    "topic": "short label shown in tables",
+    "question": "what the user asks",
+    "expected": "chunk ids that answer it, separated by commas (ctrl+o picks them)",
+    "expect": "checked: the answer needs every expected chunk (all); unchecked: one suffices (any)",
+    "must_contain": "one string per line; each must appear in a correct answer",
+    "answer": "reference answer (optional)",
+    "unanswerable": "the documents do not answer it; the right answer is to decline",
+    "tags": "free labels, separated by commas",
+    "notes": "for reviewers",
+}
+
+
+def _split(text: str, sep: str) -> list[str]:
+    return [p.strip() for p in text.split(sep) if p.strip()]
+
+
+class EditorScreen(Screen):
+    """Edit one case (``case_id``), or a new one (``None``)."""
+
+    HELP_TITLE = "Case editor"
+    HELP_INTRO = """
+tab / shift+tab move between fields; a field is applied when you leave it
+(one undo step each). Errors appear under the field as you type; an invalid
+field is never written. escape goes back to the cases.
+"""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="editor.back"),
+        Binding("ctrl+o", "pick", "Pick chunks", priority=True, id="editor.pick"),
+        Binding("ctrl+n", "new", "New case", priority=True, id="editor.new"),
+        Binding("f5", "duplicate", "Duplicate", id="editor.duplicate"),
+        Binding("f8", "delete", "Delete case", id="editor.delete"),
+    ]
+
+    def __init__(self, case_id: str | None) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.errors: dict[str, str] = {}
+        self._shown = None  # the case object the form was loaded from
+        self._ready = False
+
+    # -- layout ------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static("", id="editor-title")
+        with VerticalScroll(id="form"):
+            for name, widget in (
+                ("id", Input(id="f-id", compact=True)),
+                ("topic", Input(id="f-topic", compact=True)),
+                ("question", Input(id="f-question", compact=True)),
+                ("expected", Input(id="f-expected", compact=True)),
+                ("expect", Checkbox("expect all", id="f-expect")),
+                ("must_contain", TextArea(id="f-must_contain", soft_wrap=True)),
+                ("answer", Input(id="f-answer", compact=True)),
+                ("unanswerable", Checkbox("unanswerable", id="f-unanswerable")),
+                ("tags", Input(id="f-tags", compact=True)),
+                ("notes", TextArea(id="f-notes", soft_wrap=True)),
+            ):
+                yield Label(f"{name.replace('_', ' ')}  [dim]{FIELD_HELP[name]}[/]", classes="field-label")
+                yield widget
+                yield Static("", id=f"e-{name}", classes="field-error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._ready = True
+        self.load_form()
+        self.query_one("#f-question" if self.case_id else "#f-id").focus()
+
+    # -- form <-> case ----------------------------------------------------------------------
+    def _case(self):
+        if self.case_id is None or self.app.session is None:
+            return None
+        try:
+            return self.app.session.doc.case(self.case_id)
+        except KeyError:
+            return None
+
+    def load_form(self) -> None:
+        case = self._case()
+        self._shown = case
+        title = f"case {self.case_id}" if case else "new case (added when id and question are valid)"
+        self.query_one("#editor-title", Static).update(f"✎ {title}")
+        v = _values(case) if case else {}
+        self.query_one("#f-id", Input).value = v.get("id", "")
+        self.query_one("#f-topic", Input).value = v.get("topic", "")
+        self.query_one("#f-question", Input).value = v.get("question", "")
+        self.query_one("#f-expected", Input).value = v.get("expected", "")
+        self.query_one("#f-expect", Checkbox).value = v.get("expect", "any") == "all"
+        self._set_area("#f-must_contain", v.get("must_contain", ""))
+        self.query_one("#f-answer", Input).value = v.get("answer", "")
+        self.query_one("#f-unanswerable", Checkbox).value = bool(v.get("unanswerable", False))
+        self.query_one("#f-tags", Input).value = v.get("tags", "")
+        self._set_area("#f-notes", v.get("notes", ""))
+        self.validate()
+
+    def _set_area(self, selector: str, text: str) -> None:
+        area = self.query_one(selector, TextArea)
+        if area.text != text:
+            area.load_text(text)
+
+    def form_fields(self) -> dict:
+        """The form as case fields (the shape ``schema.Case`` takes)."""
+        q = self.query_one
+        return {
+            "id": q("#f-id", Input).value.strip(),
+            "topic": q("#f-topic", Input).value.strip() or None,
+            "question": q("#f-question", Input).value,
+            "expected": tuple(_split(q("#f-expected", Input).value, ",")),
+            "expect": "all" if q("#f-expect", Checkbox).value else "any",
+            "must_contain": tuple(s for s in q("#f-must_contain", TextArea).text.split("\n") if s.strip()),
+            "answer": q("#f-answer", Input).value or None,
+            "unanswerable": q("#f-unanswerable", Checkbox).value,
+            "tags": tuple(_split(q("#f-tags", Input).value, ",")),
+            "notes": q("#f-notes", TextArea).text.rstrip("\n") or None,
+        }
+
+    def validate(self) -> dict[str, str]:
+        """Check the form with the rules of ``validate``; show each error at its field."""
+        fields = self.form_fields()
+        errors: dict[str, str] = {}
+        session = self.app.session
+        if session is not None and hasattr(session.doc, "validate_case"):
+            case = self._case()
+            problems = session.doc.validate_case(case.id if case else None, **(self.changes() if case else fields))
+            for p in problems:
+                name = p.field if p.field in FIELD_HELP else "question"
+                errors.setdefault(name, p.message)
+            if "unanswerable" in errors and fields["unanswerable"] and fields["expected"]:
+                errors.setdefault("expected", "must be empty for an unanswerable case")
+        else:
+            try:
+                Case(**fields)
+            except ValidationError as e:
+                for err in e.errors():
+                    loc = err.get("loc") or ()
+                    errors.setdefault(str(loc[0]) if loc else "unanswerable",
+                                      err.get("msg", "invalid").removeprefix("Value error, "))
+        if "question" not in errors and not fields["question"].strip():
+            errors["question"] = "must not be empty"
+        if "id" not in errors and not fields["id"]:
+            errors["id"] = "is required"
+        self.errors = errors
+        for name in FIELD_HELP:
+            box = self.query_one(f"#e-{name}", Static)
+            msg = errors.get(name, "")
+            box.update(f"✗ {msg}" if msg else "")
+            box.display = bool(msg)
+        return errors
+
+    def changes(self) -> dict:
+        """Fields that differ from the case in the document (None removes a key)."""
+        case = self._case()
+        fields = self.form_fields()
+        if case is None:
+            return fields
+        defaults = {"topic": None, "expected": (), "expect": "any", "must_contain": (), "answer": None,
+                    "unanswerable": False, "tags": (), "notes": None}
+        out = {}
+        for name, value in fields.items():
+            if getattr(case, name) != value:
+                out[name] = None if name in defaults and value == defaults[name] else value
+        return out
+
+    def commit(self) -> bool:
+        """Apply the form to the document; False (nothing written) while a field has an error."""
+        if self.app.session is None or not self._ready:
+            return True
+        case = self._case()
+        if case is None and self.case_id is not None:
+            return True  # deleted meanwhile (undo): nothing to apply
+        changes = self.changes()
+        if case is None:
+            if not changes.get("id") and not changes.get("question", "").strip():
+                return True  # an untouched new form
+        if not changes:
+            return True
+        if self.validate():
+            return False
+        from ...core.errors import InputError
+
+        try:
+            if case is None:
+                fields = {k: v for k, v in changes.items() if v not in (None, (), "any", False)}
+                index = self._insert_index()
+                self.app.edit("add_case", index, **fields)
+                self.case_id = fields["id"]
+                self.notify(f"added case {self.case_id}")
+            else:
+                self.app.edit("update_case", self.case_id, **changes)
+                if "id" in changes and changes["id"]:
+                    self.case_id = changes["id"]
+        except InputError as e:
+            msg = "; ".join(p.message for p in e.problems[:2])
+            field = next((p.field for p in e.problems if p.field), None)
+            box = self.query_one(f"#e-{field}" if field in FIELD_HELP else "#e-question", Static)
+            box.update(f"✗ {msg}")
+            box.display = True
+            return False
+        return True
+
+    def _insert_index(self) -> int | None:
+        try:
+            from .cases import CasesScreen
+
+            cases = next(s for s in self.app.screen_stack if isinstance(s, CasesScreen))
+            cur = cases.table.current_id
+            return self.app.session.doc.index_of(cur) + 1 if cur else None
+        except (StopIteration, KeyError):
+            return None
+
+    def on_state_changed(self) -> None:
+        """The document changed elsewhere (undo, picker, reload): show it."""
+        if self.case_id is not None and self._case() is None:
+            if self.app.screen is self:
+                self.notify(f"case {self.case_id} no longer exists")
+                self.dismiss()
+            return
+        if self.case_id is not None and self._case() is not self._shown:
+            self.load_form()
+
+    # -- events ------------------------------------------------------------------------
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    @on(Checkbox.Changed)
+    def _changed(self, event) -> None:
+        self.validate()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        if self.commit():
+            self.focus_next()
+
+    @on(Input.Blurred)
+    def _blurred(self, event: Input.Blurred) -> None:
+        if self.app.screen is self:
+            self.commit()
+
+    @on(Checkbox.Changed)
+    def _toggled(self, event: Checkbox.Changed) -> None:
+        self.call_after_refresh(self.commit)
+
+    def on_descendant_blur(self, event) -> None:
+        if isinstance(event.widget, TextArea) and self.app.screen is self:
+            self.commit()
+
+    # -- actions -----------------------------------------------------------------------
+    def action_back(self) -> None:
+        if self.commit():
+            self.dismiss()
+            return
+
+        def answered(value: str | None) -> None:
+            if value == "yes":
+                self.dismiss()
+
+        self.app.push_screen(
+            confirm("Some fields have errors and were not applied. Leave and drop them?", "leave, drop them"),
+            answered,
+        )
+
+    def action_pick(self) -> None:
+        from .picker import PickerScreen
+
+        if not self.commit():
+            self.notify("fix the fields marked ✗ first", severity="error")
+            return
+        if self.case_id is None or self._case() is None:
+            self.notify("give the new case an id and a question first", severity="warning")
+            return
+        self.app.push_screen(PickerScreen(self.case_id))
+
+    def action_new(self) -> None:
+        if not self.commit():
+            self.notify("fix the fields marked ✗ first", severity="error")
+            return
+        self.case_id = None
+        self.load_form()
+        self.query_one("#f-id").focus()
+
+    def action_duplicate(self) -> None:
+        from .cases import duplicate_case
+
+        if not self.commit() or self._case() is None:
+            return
+        self.case_id = duplicate_case(self.app, self.case_id)
+        self.load_form()
+
+    def action_delete(self) -> None:
+        case = self._case()
+        if case is None:
+            self.dismiss()
+            return
+        cid = case.id
+
+        def answered(value: str | None) -> None:
+            if value == "yes":
+                self.case_id = None
+                self.app.edit("remove_case", cid)
+                self.notify(f"deleted {cid} (ctrl+z to undo)")
+                self.dismiss()
+
+        self.app.push_screen(confirm(f"Delete case “{cid}”?", "delete it", title="Delete case"), answered)
+
+
+def _values(case) -> dict:
+    return {
+        "id": case.id,
+        "topic": case.topic or "",
+        "question": case.question,
+        "expected": ", ".join(case.expected),
+        "expect": case.expect,
+        "must_contain": "\n".join(case.must_contain),
+        "answer": case.answer or "",
+        "unanswerable": case.unanswerable,
+        "tags": ", ".join(case.tags),
+        "notes": case.notes or "",
+    }

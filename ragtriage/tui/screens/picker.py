@@ -1,0 +1,224 @@
+"""Chunk picker: search the corpus, toggle the chunks that answer a case.
+
+The lexical index is built once per app, in a worker, as soon as the corpus is
+read; each search runs in a worker too, so typing never waits on it.
+"""
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+RESULTS = 30
+
+
+class ChunkList(OptionList):
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="picker.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="picker.up"),
+        Binding("g", "first", "First", show=False, id="picker.first"),
+        Binding("G", "last", "Last", show=False, id="picker.last"),
+    ]
+
+
+class PickerScreen(Screen):
+    """Label one case: ranked chunks, ``space``/``enter`` toggles one in or out of ``expected``."""
+
+    HELP_TITLE = "Chunk picker"
+    HELP_INTRO = """
+Search the corpus (the question is pre-filled); ● marks chunks the case
+already expects. Toggle a chunk with space or enter; a switches expect between
+any (one chunk suffices) and all (the answer needs every one). Labels (what the
+chunk says now) are recorded when you save.
+"""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="picker.back"),
+        Binding("space", "toggle", "Toggle chunk", key_display="space", id="picker.toggle"),
+        Binding("a", "toggle_expect", "Any/all", id="picker.expect"),
+        Binding("slash", "focus_query", "Search", key_display="/", id="picker.search"),
+    ]
+
+    def __init__(self, case_id: str) -> None:
+        super().__init__()
+        self.case_id = case_id
+        self.results: list[tuple[str, float]] = []
+        self.shown: list[tuple[str, bool]] = []
+        self._searched: str | None = None
+        self._ready = False
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="picker-case")
+        yield Input(id="query", placeholder="search the corpus")
+        yield Static("", id="picker-status")
+        yield ChunkList(id="results")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        case = self._case()
+        q = self.query_one("#query", Input)
+        q.value = case.question if case else ""
+        self.query_one("#results", ChunkList).focus()
+        self._show_case()
+        self._ready = True
+        self.on_state_changed()
+
+    def _case(self):
+        try:
+            return self.app.session.doc.case(self.case_id)
+        except (KeyError, AttributeError):
+            return None
+
+    def _show_case(self) -> None:
+        case = self._case()
+        if case is None:
+            return
+        t = Text()
+        t.append(f"{case.id}  ", style="bold")
+        t.append(case.question + "\n")
+        t.append("expected: ", style="dim")
+        t.append(", ".join(case.expected) if case.expected else ("∅ unanswerable" if case.unanswerable else "none yet"))
+        t.append(f"   expect: {case.expect} ", style="dim")
+        t.append("(a switches)", style="dim italic")
+        self.query_one("#picker-case", Static).update(t)
+
+    # -- state -----------------------------------------------------------------------
+    def on_state_changed(self) -> None:
+        app = self.app
+        if self._case() is None:
+            if app.screen is self:
+                self.dismiss()
+            return
+        self._show_case()
+        status = self.query_one("#picker-status", Static)
+        if app.corpus is None:
+            status.update(app.corpus_error or ("loading the corpus…" if app.corpus_path else
+                                               "no corpus: the test set names none and --corpus was not given"))
+            return
+        if app.index is None:
+            status.update(app.index_error and f"search unavailable: {app.index_error}"
+                          or f"building the search index over {len(app.corpus):,} chunks…")
+            return
+        query = self.query_one("#query", Input).value
+        if self._searched != query:
+            self.search(query)
+        else:
+            self._render_results()
+
+    @on(Input.Changed, "#query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        if self.app.index is not None:
+            self.search(event.value)
+
+    @on(Input.Submitted, "#query")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        self.query_one("#results", ChunkList).focus()
+
+    @work(thread=True, exclusive=True, group="picker-search", exit_on_error=False)
+    def search(self, query: str) -> None:
+        index = self.app.index
+        results = index.search(query, RESULTS) if query.strip() else []
+        self.app.call_from_thread(self._got_results, query, list(results))
+
+    def _got_results(self, query: str, results: list) -> None:
+        if not self.is_attached or query != self.query_one("#query", Input).value:
+            return  # typed on since: a newer search is coming
+        self._searched = query
+        self.results = [(cid, float(score)) for cid, score in results]
+        self._render_results()
+
+    def _render_results(self) -> None:
+        case = self._case()
+        corpus = self.app.corpus
+        expected = set(case.expected) if case else set()
+        options = []
+        shown = set()
+        for rank, (cid, score) in enumerate(self.results, 1):
+            options.append(Option(self._prompt(rank, cid, score, cid in expected, corpus), id=cid))
+            shown.add(cid)
+        for cid in case.expected if case else ():  # expected chunks the query did not find
+            if cid not in shown:
+                options.append(Option(self._prompt(None, cid, None, True, corpus), id=cid))
+        self.shown = [(o.id, o.id in expected) for o in options]  # what the list shows: (chunk id, ● expected)
+        lst = self.query_one("#results", ChunkList)
+        keep = lst.highlighted
+        lst.set_options(options)
+        if options:
+            lst.highlighted = min(keep or 0, len(options) - 1)
+        n = len(self.results)
+        self.query_one("#picker-status", Static).update(
+            f"{n} result{'s' * (n != 1)} · ● = expected · space toggles" if self._searched else "type to search")
+
+    def _prompt(self, rank, cid, score, expected, corpus) -> Table:
+        chunk = corpus.get(cid) if corpus is not None else None
+        mark = Text("● expected" if expected else "○", style="bold" if expected else "dim")
+        body = Text()
+        body.append(f"{rank}. " if rank else "– ", style="dim")
+        body.append(cid, style="bold")
+        if chunk is not None and chunk.doc:
+            body.append(f"  {chunk.doc}", style="italic")
+        if score is not None:
+            body.append(f"  {score:.2f}", style="dim")
+        body.append("\n")
+        if chunk is None:
+            body.append("not in the corpus", style="italic")
+        else:
+            text = " ".join(chunk.text.split())
+            body.append(text[:300] + ("…" if len(text) > 300 else ""))
+        grid = Table.grid(padding=(0, 1), expand=True)
+        grid.add_column(width=10, no_wrap=True)
+        grid.add_column(ratio=1)
+        grid.add_row(mark, body)
+        return grid
+
+    # -- actions -----------------------------------------------------------------------
+    def action_toggle(self) -> None:
+        lst = self.query_one("#results", ChunkList)
+        if lst.highlighted is None:
+            return
+        cid = lst.get_option_at_index(lst.highlighted).id
+        self.toggle_chunk(cid)
+
+    @on(OptionList.OptionSelected, "#results")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self.toggle_chunk(event.option.id)
+
+    def toggle_chunk(self, chunk_id: str) -> None:
+        case = self._case()
+        if case is None:
+            return
+        expected = list(case.expected)
+        if chunk_id in expected:
+            expected.remove(chunk_id)
+            msg = f"{chunk_id} removed from expected"
+        else:
+            expected.append(chunk_id)
+            msg = f"{chunk_id} added to expected"
+        fields = {"expected": expected or None}
+        if case.unanswerable and expected:
+            fields["unanswerable"] = None
+            msg += " · no longer unanswerable"
+        self.app.edit("update_case", self.case_id, **fields)
+        self.notify(msg, timeout=2)
+
+    def action_toggle_expect(self) -> None:
+        case = self._case()
+        if case is None:
+            return
+        new = "any" if case.expect == "all" else "all"
+        self.app.edit("update_case", self.case_id, expect=None if new == "any" else "all")
+        self.notify(f"expect: {new}", timeout=2)
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def action_back(self) -> None:
+        if self.query_one("#query", Input).has_focus:
+            self.query_one("#results", ChunkList).focus()
+            return
+        self.dismiss()

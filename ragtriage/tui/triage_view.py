@@ -1,0 +1,182 @@
+"""The Triage screen's account of one case, as Rich text (no Textual).
+
+Everything a reviewer needs to decide whether the system or the test set is
+wrong: the question, where each expected chunk was ranked against k, the
+retrieved chunks in order with their scores, the answer with its citations and
+the offending number or source marked, the grounding reason, and which
+must-contain strings the answer has. Pass/fail is always a glyph and a word.
+"""
+from __future__ import annotations
+
+import re
+
+from rich.text import Text
+
+from ..core.grounding import CITATION, citations
+from .triage_state import verdict_text
+
+_NUMBER_WHY = re.compile(r"^number (\S+) missing from source")
+_OUTSIDE_WHY = re.compile(r"^source outside prompt: (\S+)")
+MARK = "bold reverse"  # theme-neutral emphasis; always with a glyph or a word beside it
+
+
+def first_rank(ranking, chunk_id: str) -> int:
+    """1-based position of ``chunk_id`` in the whole ranking, 0 when absent."""
+    for i, c in enumerate(ranking):
+        if c == chunk_id:
+            return i + 1
+    return 0
+
+
+def expected_line(chunk_id: str, ranking, k: int) -> tuple[str, bool]:
+    """"expected devolver-1 at rank 4, outside k = 3" and whether it is inside k."""
+    r = first_rank(ranking, chunk_id)
+    if r == 0:
+        return f"expected {chunk_id} not retrieved (ranking depth {len(ranking)})", False
+    inside = r <= k
+    return f"expected {chunk_id} at rank {r}, {'inside' if inside else 'outside'} k = {k}", inside
+
+
+def offending(why: str) -> tuple[str | None, str | None]:
+    """(number, source id) the grounding reason points at."""
+    if not why:
+        return None, None
+    m = _NUMBER_WHY.match(why)
+    if m:
+        return m.group(1), None
+    m = _OUTSIDE_WHY.match(why)
+    if m:
+        return None, m.group(1)
+    return None, None
+
+
+def answer_text(answer: str, why: str, expected=()) -> Text:
+    """The answer with citations underlined (expected ones starred) and the offending
+    number or source marked."""
+    t = Text(answer)
+    for m in CITATION.finditer(answer):
+        t.stylize("underline", m.start(), m.end())
+    number, source = offending(why)
+    if source:
+        for m in CITATION.finditer(answer):
+            if source in re.split(r"\s*[,;]\s*", m.group(1)):
+                t.stylize(MARK, m.start(), m.end())
+    if number:
+        body = CITATION.sub(lambda m: " " * len(m.group(0)), answer)
+        for m in re.finditer(r"(?<![\w.,])" + re.escape(number) + r"(?![\w])", body):
+            t.stylize(MARK, m.start(), m.end())
+    return t
+
+
+def describe(record: dict, k: int, *, case=None, chunk_text=None, reviewed=None, note: str = "",
+             notes_field: str | None = None, max_chunk: int = 160) -> Text:
+    """A readable account of one case of a run.
+
+    ``case`` is the test set's current case (for must_contain and the reference
+    answer; None while the test set loads), ``chunk_text(id)`` gives a chunk's text."""
+    t = Text()
+    reason = record.get("reason")
+    t.append(record["id"], style="bold")
+    topic = record.get("topic")
+    if topic:
+        t.append(f"  · {topic}", style="italic")
+    t.append("\n")
+    t.append(f"{verdict_text(reason)} · {reason}", style="bold")
+    if reviewed:
+        t.append(f"   ☑ reviewed {reviewed.get('when', '')[:10]}")
+    t.append("\n")
+    if record.get("error"):
+        t.append("error  ", style="bold")
+        t.append(str(record["error"]) + "\n")
+    t.append("\nquestion  ", style="dim")
+    t.append(str(record.get("question", "")) + "\n")
+
+    ranking = list(record.get("ranking") or [])
+    expected = list(case.expected if case is not None else record.get("expected") or [])
+    unanswerable = case.unanswerable if case is not None else bool(record.get("unanswerable"))
+    expect = case.expect if case is not None else record.get("expect", "any")
+    t.append("\n")
+    if unanswerable:
+        t.append("∅ unanswerable: the right answer is to decline\n")
+    elif not expected:
+        t.append("✎ no expected chunk yet (a: accept a retrieved one)\n")
+    else:
+        if expect == "all" and len(expected) > 1:
+            t.append("expect all: every expected chunk must be in the top k\n", style="dim")
+        for cid in expected:
+            line, inside = expected_line(cid, ranking, k)
+            t.append(("✓ " if inside else "✗ ") + line + "\n", style="" if inside else "bold")
+    t.append(f"\nretrieved (k = {k})\n", style="dim")
+    if not ranking:
+        t.append("  (nothing retrieved)\n")
+    scores = record.get("scores") or []
+    exp = set(expected)
+    shown = ranking[: max(k, 10)]
+    for i, cid in enumerate(shown):
+        mark = "★ expected" if cid in exp else ""
+        score = f"{scores[i]:.3f}" if i < len(scores) and isinstance(scores[i], (int, float)) else ""
+        cut = "│" if i < k else "┆"
+        line = Text(f" {cut}{i + 1:>3}. ")
+        line.append(cid, style="bold" if cid in exp else "")
+        if score:
+            line.append(f"  {score}", style="dim")
+        if mark:
+            line.append(f"  {mark}", style="bold")
+        t.append_text(line)
+        t.append("\n")
+        if chunk_text is not None:
+            text = chunk_text(cid)
+            if text:
+                text = " ".join(text.split())
+                if len(text) > max_chunk:
+                    text = text[: max_chunk - 1] + "…"
+                t.append(f"        {text}\n", style="dim")
+        if i + 1 == k and len(ranking) > k:
+            t.append("  ┄┄┄┄ k ┄┄┄┄ below this line the generator did not see\n", style="dim")
+    if len(ranking) > len(shown):
+        t.append(f"  … {len(ranking) - len(shown)} more\n", style="dim")
+
+    t.append("\nanswer  ", style="dim")
+    answer = record.get("answer")
+    why = record.get("why") or ""
+    if answer is None:
+        t.append("(no answer)")
+    else:
+        t.append_text(answer_text(str(answer), why, exp))
+    if record.get("abstained"):
+        t.append("   (declined)", style="italic")
+    t.append("\n")
+    cited = citations(answer) if isinstance(answer, str) else []
+    if cited:
+        t.append("cites   ", style="dim")
+        t.append(", ".join(f"{c}{' ★' if c in exp else ''}" for c in cited) + "\n")
+    sup = record.get("supported")
+    t.append("grounding  ", style="dim")
+    if sup:
+        t.append("✓ supported\n")
+    else:
+        number, source = offending(why)
+        t.append(f"✗ unsupported: {why or 'judged unsupported'}\n", style="bold")
+        if number:
+            t.append(f"           look for {number} in the cited chunks\n", style="dim")
+        if source:
+            t.append(f"           {source} was not among the chunks the generator saw\n", style="dim")
+    t.append("correct    ", style="dim")
+    t.append(("✓ correct" if record.get("correct") else "✗ not correct") + "\n")
+    if case is not None:
+        if case.answer:
+            t.append("reference  ", style="dim")
+            t.append(case.answer + "\n")
+        if case.must_contain:
+            t.append("must contain\n", style="dim")
+            ans = answer if isinstance(answer, str) else ""
+            for s in case.must_contain:
+                hit = s in ans and not record.get("abstained")
+                t.append(f"  {'✓ has' if hit else '✗ missing'}  “{s}”\n", style="" if hit else "bold")
+    if notes_field:
+        t.append("\ntest-set notes  ", style="dim")
+        t.append(" ".join(notes_field.split()) + "\n")
+    if note:
+        t.append("\n✎ note  ", style="bold")
+        t.append(note + "\n")
+    return t

@@ -1,0 +1,81 @@
+"""The selected case in full, with the text of each expected chunk."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ..rows import FLAG_TEXT, reason_text
+
+
+def describe_case(case, *, corpus=None, labels=None, stale=(), reason: str | None = None,
+                  corpus_note: str = "") -> Text:
+    """A readable account of one case (plain Rich text, theme-neutral styles)."""
+    t = Text()
+    t.append(case.id, style="bold")
+    if case.topic:
+        t.append(f"  · {case.topic}", style="italic")
+    t.append("\n")
+    flags = []
+    if case.unanswerable:
+        flags.append(FLAG_TEXT["unanswerable"])
+    elif not case.expected:
+        flags.append(FLAG_TEXT["draft"] + " (no expected chunk yet: p picks one)")
+    if stale:
+        flags.append(FLAG_TEXT["stale"])
+    if flags:
+        t.append("  ".join(flags) + "\n", style="bold")
+    if reason:
+        t.append(f"run: {reason_text(reason)}\n", style="bold")
+    t.append("\nquestion  ", style="dim")
+    t.append(case.question + "\n")
+    if case.answer:
+        t.append("answer    ", style="dim")
+        t.append(case.answer + "\n")
+    if case.must_contain:
+        t.append("must contain  ", style="dim")
+        t.append(" · ".join(f"“{s}”" for s in case.must_contain) + "\n")
+    if case.tags:
+        t.append("tags      ", style="dim")
+        t.append(", ".join(case.tags) + "\n")
+    if case.notes:
+        t.append("notes     ", style="dim")
+        t.append(case.notes + "\n")
+    if case.expected:
+        t.append(f"\nexpected ({case.expect}: {'one suffices' if case.expect == 'any' else 'needs every one'})\n",
+                 style="dim")
+        stale_by_label = {e.label: e for e in stale}
+        for cid in case.expected:
+            t.append(f"● {cid}", style="bold")
+            chunk = corpus.get(cid) if corpus is not None else None
+            entry = stale_by_label.get(cid)
+            if entry is not None:
+                t.append(f"  ⚠ stale: {entry.status}", style="bold")
+            if chunk is not None and chunk.doc:
+                t.append(f"  ({chunk.doc})", style="dim")
+            t.append("\n")
+            if chunk is not None:
+                t.append(f"  {chunk.text}\n")
+            else:
+                label = (labels or {}).get(cid)
+                if label is not None and label.text:
+                    t.append("  remembered: ", style="dim")
+                    t.append(f"{label.text}\n", style="italic")
+                elif corpus is not None:
+                    t.append("  not in the corpus\n", style="italic")
+                else:
+                    t.append(f"  {corpus_note or 'corpus not loaded'}\n", style="dim italic")
+    return t
+
+
+class CaseDetail(VerticalScroll, can_focus=False):
+    DEFAULT_CSS = """
+    CaseDetail { background: $surface; padding: 0 1; }
+    """
+
+    def compose(self):
+        yield Static("", id="detail-text")
+
+    def show(self, text: Text | str) -> None:
+        self.query_one("#detail-text", Static).update(text)
+        self.scroll_home(animate=False)

@@ -1,0 +1,283 @@
+"""A virtual table of cases: paints only the rows on screen.
+
+Textual's ``DataTable`` builds every row up front (9–19 s for 100k rows, see
+PERFORMANCE-NOTES.md). This is a ``ScrollView`` whose ``render_line`` cuts the
+visible rows out of :class:`~ragtriage.tui.rows.CaseRows`, so opening, sorting
+and filtering cost a list operation, not a widget per cell.
+"""
+from __future__ import annotations
+
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..rows import COLUMNS, FLAG_TEXT, CaseRows, Row
+
+TITLES = {"id": "id", "topic": "topic", "question": "question", "expected": "expected",
+          "flags": "flags", "reason": "reason"}
+
+
+class CaseTable(ScrollView, can_focus=True):
+    """Rows of cases with a cursor; header fixed on the first line."""
+
+    BINDINGS = [
+        Binding("down,j", "cursor_down", "Down", show=False, id="table.down"),
+        Binding("up,k", "cursor_up", "Up", show=False, id="table.up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="table.page_up"),
+        Binding("g,home", "first", "First", show=False, id="table.first"),
+        Binding("G,end", "last", "Last", show=False, id="table.last"),
+        Binding("enter", "select", "Open", id="table.open"),
+    ]
+
+    COMPONENT_CLASSES = {"case-table--header", "case-table--cursor", "case-table--flag", "case-table--fail",
+                         "case-table--pass", "case-table--dim"}
+
+    DEFAULT_CSS = """
+    CaseTable {
+        background: $surface;
+        scrollbar-gutter: stable;
+        overflow-x: hidden;
+    }
+    CaseTable > .case-table--header { background: $panel; color: $text; text-style: bold; }
+    CaseTable > .case-table--cursor { background: $block-cursor-blurred-background; color: $block-cursor-blurred-foreground; }
+    CaseTable:focus > .case-table--cursor { background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold; }
+    CaseTable > .case-table--flag { color: $warning; }
+    CaseTable > .case-table--fail { color: $error; }
+    CaseTable > .case-table--pass { color: $success; }
+    CaseTable > .case-table--dim { color: $text-muted; }
+    """
+
+    cursor = reactive(0, always_update=True, init=False)
+
+    class Highlighted(Message):
+        """The cursor moved onto a case."""
+
+        def __init__(self, table: "CaseTable", case_id: str | None) -> None:
+            super().__init__()
+            self.table = table
+            self.case_id = case_id
+
+        @property
+        def control(self) -> "CaseTable":
+            return self.table
+
+    class Selected(Message):
+        """Enter (or a click) on a case."""
+
+        def __init__(self, table: "CaseTable", case_id: str) -> None:
+            super().__init__()
+            self.table = table
+            self.case_id = case_id
+
+        @property
+        def control(self) -> "CaseTable":
+            return self.table
+
+    def __init__(self, rows: CaseRows | None = None, *, show_reason: bool = False, name=None, id=None, classes=None):
+        super().__init__(name=name, id=id, classes=classes)
+        self.rows = rows if rows is not None else CaseRows()
+        self.show_reason = show_reason
+        self._widths: dict[str, int] = {}
+        self._max_id = 8
+        self._max_topic = 8
+        self._measure()
+
+    # -- data ------------------------------------------------------------------------
+    def set_rows(self, rows: CaseRows, keep: str | None = None) -> None:
+        """Show ``rows``; keep the cursor on case ``keep`` when it is still visible."""
+        self.rows = rows
+        self._measure()
+        self.refresh_rows(keep)
+
+    def refresh_rows(self, keep: str | None = None) -> None:
+        """The rows' order or content changed: resize, re-place the cursor, repaint."""
+        self.virtual_size = Size(self.size.width, len(self.rows) + 1)
+        pos = self.rows.position_of(keep) if keep is not None else None
+        self._widths = {}
+        self.cursor = pos if pos is not None else min(self.cursor, max(0, len(self.rows) - 1))
+        self.refresh()
+
+    def _measure(self) -> None:
+        rows = self.rows.rows
+        sample = rows if len(rows) <= 20000 else rows[:: len(rows) // 20000]
+        self._max_id = max([cell_len(r.id) for r in sample] + [2])
+        self._max_topic = max([cell_len(r.topic) for r in sample] + [5])
+        self._widths = {}
+
+    @property
+    def current_id(self) -> str | None:
+        if not len(self.rows):
+            return None
+        return self.rows.visible(min(self.cursor, len(self.rows) - 1)).id
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return COLUMNS if self.show_reason else COLUMNS[:-1]
+
+    def column_widths(self) -> dict[str, int]:
+        width = self.scrollable_content_region.width or self.size.width
+        if self._widths and self._widths.get("_total") == width:
+            return self._widths
+        cols = self.columns
+        gaps = len(cols) - 1
+        w: dict[str, int] = {}
+        w["id"] = min(self._max_id, max(8, width // 5))
+        w["topic"] = min(self._max_topic, 18) if width >= 100 else 0
+        w["expected"] = 20 if width >= 100 else 12
+        w["flags"] = 14
+        if self.show_reason:
+            w["reason"] = 24 if width >= 100 else 16
+        fixed = sum(w.values()) + gaps
+        w["question"] = max(10, width - fixed)
+        w["_total"] = width
+        self._widths = w
+        return w
+
+    # -- painting ----------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width or self.size.width
+        base = self.rich_style
+        if y == 0:
+            return self._header(width)
+        pos = int(self.scroll_offset.y) + y - 1
+        if pos >= len(self.rows):
+            return Strip.blank(width, base)
+        row = self.rows.visible(pos)
+        if pos == self.cursor:
+            style = base + self.get_component_rich_style("case-table--cursor")
+            return self._row_strip(row, width, style, plain=True)
+        return self._row_strip(row, width, base, plain=False)
+
+    def _header(self, width: int) -> Strip:
+        style = self.rich_style + self.get_component_rich_style("case-table--header")
+        w = self.column_widths()
+        segs = []
+        for i, col in enumerate(self.columns):
+            if not w.get(col):
+                continue
+            title = TITLES[col]
+            if self.rows.sort_column == col:
+                title += " ▼" if self.rows.sort_reverse else " ▲"
+            segs.append(Segment(set_cell_size(title, w[col]) + (" " if i < len(self.columns) - 1 else ""), style))
+        return Strip(segs).adjust_cell_length(width, style)
+
+    def _row_strip(self, row: Row, width: int, style: Style, plain: bool) -> Strip:
+        w = self.column_widths()
+        segs = []
+        last = len(self.columns) - 1
+        for i, col in enumerate(self.columns):
+            cw = w.get(col)
+            if not cw:
+                continue
+            text = set_cell_size(row.cell(col), cw) + (" " if i < last else "")
+            s = style
+            if not plain:
+                if col == "flags" and row.flags:
+                    s = style + self.get_component_rich_style("case-table--flag")
+                elif col == "reason" and row.reason:
+                    cls = "case-table--fail" if row.cell("reason").startswith("✗") else "case-table--pass"
+                    s = style + self.get_component_rich_style(cls)
+                elif col in ("expected", "topic"):
+                    s = style + self.get_component_rich_style("case-table--dim")
+            segs.append(Segment(text, s))
+        return Strip(segs).adjust_cell_length(width, style)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._widths = {}
+        self.virtual_size = Size(event.size.width, len(self.rows) + 1)
+        self._scroll_cursor_into_view()
+
+    # -- cursor ------------------------------------------------------------------------
+    def watch_cursor(self, old: int, new: int) -> None:
+        n = len(self.rows)
+        if n and not 0 <= new < n:
+            self.cursor = max(0, min(new, n - 1))
+            return
+        self._scroll_cursor_into_view()
+        self.refresh()
+        self.post_message(self.Highlighted(self, self.current_id))
+
+    def _scroll_cursor_into_view(self) -> None:
+        body = max(1, self.scrollable_content_region.height - 1)
+        top = int(self.scroll_offset.y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + body:
+            self.scroll_to(y=self.cursor - body + 1, animate=False, immediate=True)
+
+    def _page(self) -> int:
+        return max(1, self.scrollable_content_region.height - 2)
+
+    def action_cursor_down(self) -> None:
+        if self.cursor < len(self.rows) - 1:
+            self.cursor += 1
+
+    def action_cursor_up(self) -> None:
+        if self.cursor > 0:
+            self.cursor -= 1
+
+    def action_page_down(self) -> None:
+        self.cursor = min(len(self.rows) - 1, self.cursor + self._page()) if len(self.rows) else 0
+
+    def action_page_up(self) -> None:
+        self.cursor = max(0, self.cursor - self._page())
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = max(0, len(self.rows) - 1)
+
+    def action_select(self) -> None:
+        cid = self.current_id
+        if cid is not None:
+            self.post_message(self.Selected(self, cid))
+
+    def move_to(self, case_id: str) -> bool:
+        pos = self.rows.position_of(case_id)
+        if pos is None:
+            return False
+        self.cursor = pos
+        return True
+
+    def on_click(self, event: events.Click) -> None:
+        y = event.y
+        if y <= 0:
+            col = self._column_at(event.x)
+            if col is not None:
+                self.post_message(self.HeaderClicked(self, col))
+            return
+        pos = int(self.scroll_offset.y) + y - 1
+        if 0 <= pos < len(self.rows):
+            if pos == self.cursor and event.chain >= 2:
+                self.action_select()
+            self.cursor = pos
+
+    def _column_at(self, x: int) -> str | None:
+        w = self.column_widths()
+        at = 0
+        for col in self.columns:
+            cw = w.get(col) or 0
+            if not cw:
+                continue
+            if at <= x < at + cw + 1:
+                return col
+            at += cw + 1
+        return None
+
+    class HeaderClicked(Message):
+        def __init__(self, table: "CaseTable", column: str) -> None:
+            super().__init__()
+            self.table = table
+            self.column = column
+
+
+__all__ = ["CaseTable", "FLAG_TEXT"]

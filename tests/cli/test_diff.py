@@ -1,0 +1,85 @@
+"""`ragtriage diff`: exit codes, --fail-on-regression, --markdown, --json, bad files."""
+from __future__ import annotations
+
+import json
+
+from tests.core.test_rundiff import write_run
+
+
+def _pair(tmp_path, regress=True):
+    a = write_run(tmp_path / "a.jsonl", [("q1", "supported-correct"), ("q2", "retrieval-miss")],
+                  summary={"hit": 0.5})
+    b = write_run(tmp_path / "b.jsonl", [("q1", "wrong-answer" if regress else "supported-correct"),
+                                         ("q2", "supported-correct")], summary={"hit": 1.0})
+    return a, b
+
+
+def test_diff_prints_changes_and_exits_0(cli, tmp_path):
+    a, b = _pair(tmp_path)
+    r = cli("diff", a, b)
+    assert r.returncode == 0, r.stderr
+    assert "Regressed (was good, now failing): 1" in r.stdout
+    assert "q1  supported-correct → wrong-answer" in r.stdout
+    assert "Fixed (was failing, now good): 1" in r.stdout
+
+
+def test_fail_on_regression(cli, tmp_path):
+    a, b = _pair(tmp_path)
+    assert cli("diff", a, b, "--fail-on-regression").returncode == 1
+    a, b = _pair(tmp_path, regress=False)
+    assert cli("diff", a, b, "--fail-on-regression").returncode == 0
+
+
+def test_markdown_and_json_outputs(cli, tmp_path):
+    a, b = _pair(tmp_path)
+    r = cli("diff", a, b, "--markdown", tmp_path / "d.md", "--json", tmp_path / "d.json")
+    assert r.returncode == 0, r.stderr
+    md = (tmp_path / "d.md").read_text(encoding="utf-8")
+    assert md.startswith("## ragtriage diff") and "| `q1` | supported-correct | wrong-answer |" in md
+    js = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert js["counts"]["regressed"] == 1 and js["counts"]["fixed"] == 1
+    assert js["metrics"]["hit"] == {"a": 0.5, "b": 1.0, "delta": 0.5}
+
+
+def test_markdown_appends_to_github_step_summary(cli, tmp_path):
+    a, b = _pair(tmp_path)
+    summary = tmp_path / "step_summary.md"
+    summary.write_text("earlier step output\n", encoding="utf-8")
+    r = cli("diff", a, b, "--markdown", summary, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert r.returncode == 0, r.stderr
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step output\n## ragtriage diff")
+
+
+def test_bad_run_file_exit_2_located(cli, tmp_path):
+    a, _ = _pair(tmp_path)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type": "meta", "k": 3}\n{oops\n', encoding="utf-8")
+    r = cli("diff", a, bad)
+    assert r.returncode == 2
+    assert f"{bad}:2: not valid JSON" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert cli("diff", a, tmp_path / "missing.jsonl").returncode == 2
+
+
+def test_diff_of_two_demo_runs_at_k1_and_k3_lists_exactly_the_changed_cases(cli, tmp_path):
+    from tests.conftest import TESTSETS
+
+    runs = {}
+    for k in (1, 3):
+        out = tmp_path / f"k{k}.jsonl"
+        r = cli("run", TESTSETS / "shop-es.yaml", "--k", k, "--out", out, "--quiet")
+        assert r.returncode == 0, r.stderr
+        runs[k] = {rec["id"]: rec["reason"] for rec in map(json.loads, out.read_text(encoding="utf-8").splitlines())
+                   if rec["type"] == "case"}
+    changed = {cid for cid in runs[1] if runs[1][cid] != runs[3][cid]}
+    assert changed, "a deeper cut-off should change some reasons on the demo set"
+    r = cli("diff", tmp_path / "k1.jsonl", tmp_path / "k3.jsonl", "--json", tmp_path / "d.json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert {c["id"] for c in d["cases"]} == changed
+    assert all((c["from"], c["to"]) == (runs[1][c["id"]], runs[3][c["id"]]) for c in d["cases"])
+    assert d["counts"]["unchanged"] == 8 - len(changed)
+    assert "k differs: 1 in run A, 3 in run B" in d["notes"]
+    for cid in changed:
+        assert cid in r.stdout

@@ -1,0 +1,32 @@
+"""Fixtures for the app's Pilot tests: a private copy of a small Spanish shop test set."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parent / "data"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+@pytest.fixture
+def shop(tmp_path) -> Path:
+    """tests/tui/data/shop.yaml and its chunks, copied into a temp folder; returns the YAML path."""
+    for name in ("shop.yaml", "shop.chunks.jsonl", "rechunked.chunks.jsonl"):
+        shutil.copy(DATA / name, tmp_path / name)
+    return tmp_path / "shop.yaml"
+
+
+async def settle(app, pilot) -> None:
+    """Let every worker (load, corpus, index, stale check, search) finish and the screen catch up."""
+    for _ in range(4):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def text_of(widget) -> str:
+    """The plain text a Static (or Label) shows."""
+    content = widget.render()
+    return getattr(content, "plain", str(content))

@@ -1,0 +1,56 @@
+"""Snapshots of the main screens (pytest-textual-snapshot); update with --snapshot-update after a
+deliberate change, and look at the SVGs in tests/tui/__snapshots__ before committing them."""
+from __future__ import annotations
+
+from ragtriage.tui import make_app
+
+from .conftest import settle
+
+
+def _app(shop, **kw):
+    return make_app(shop, recovery=False, **kw)
+
+
+def test_cases_screen(snap_compare, shop):
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("j", "j", "j", "j", "j", "j")  # garantía: two expected chunks, expect all
+
+    assert snap_compare(_app(shop), terminal_size=(120, 36), run_before=ready)
+
+
+def test_cases_screen_at_80_by_24_with_filter(snap_compare, shop):
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("slash", *"pago", "enter")
+        await pilot.pause()
+
+    assert snap_compare(_app(shop), terminal_size=(80, 24), run_before=ready)
+
+
+def test_editor(snap_compare, shop):
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("enter")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(_app(shop), terminal_size=(120, 36), run_before=ready)
+
+
+def test_picker(snap_compare, shop):
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("p")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(_app(shop), terminal_size=(120, 36), run_before=ready)
+
+
+def test_stale_review(snap_compare, shop):
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("r")
+        await settle(pilot.app, pilot)
+
+    app = _app(shop, corpus_path=shop.parent / "rechunked.chunks.jsonl")
+    assert snap_compare(app, terminal_size=(120, 36), run_before=ready)
