@@ -90,7 +90,8 @@ def render(report, doc, corpus: str, fixed: int | None = None) -> str:
         lines.append(f"{where}case {case!r}")
         for e in es:
             arrow = "→" if e.candidates else " "
-            lines.append(f"  ✗ {e.label:<{wid}}  {e.status:<10} {arrow} {_fmt_cands(e)}  [{_what(e)}]")
+            mark = "✓" if e.fixed else "✗"
+            lines.append(f"  {mark} {e.label:<{wid}}  {e.status:<10} {arrow} {_fmt_cands(e)}  [{_what(e)}]")
     counts = report.counts
     total = sum(counts.values())
     line = f"{total} label{'s' if total != 1 else ''}: " + ", ".join(f"{n} {s}" for s, n in counts.items())

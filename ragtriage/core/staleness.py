@@ -167,7 +167,7 @@ class StaleReport:
         for e in self.labels:
             if e.fix == "auto":
                 target[(e.case, e.label)] = e.label if e.status == "unrecorded" else e.candidates[0][0]
-        when = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        when = _now()
         new_expected: dict[str, list[str]] = {}
         record: dict[str, dict] = {}
         by_case: dict[str, list[StaleEntry]] = {}
@@ -210,6 +210,15 @@ class StaleReport:
 
 
 # ------------------------------------------------------------------ internals
+
+
+def _now() -> str:
+    """UTC time for a label's ``when``; ``SOURCE_DATE_EPOCH`` fixes it (reproducible files, tests)."""
+    import os
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    t = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch and epoch.isdigit() else datetime.now(timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _fp(norm: str) -> str:
@@ -829,8 +838,15 @@ def _similar(need: list, corpus, top_n: int, df: Mapping[str, int], progress, ca
 
 def check(doc, corpus_path=None, progress: Callable | None = None, cancel=None, top_n: int = TOP_N) -> StaleReport:
     """Judge the labels of a :class:`~ragtriage.core.document.TestSetDocument` against
-    ``corpus_path`` (default: the test set's own corpus). Raises :class:`CorpusError`
-    (an :class:`InputError`) when there is no usable chunks file."""
+    ``corpus_path`` (a chunks file, streamed; or a loaded :class:`~ragtriage.core.corpus.Corpus`;
+    default: the test set's own corpus). Raises :class:`CorpusError` (an ``InputError``)
+    when there is no usable chunks file."""
+    if isinstance(corpus_path, Mapping):   # an already loaded Corpus (id -> Chunk)
+        report = check_labels(doc.cases, doc.labels, list(corpus_path.values()), progress=progress,
+                              cancel=cancel, top_n=top_n)
+        report.corpus = getattr(corpus_path, "path", None)
+        report.corpus_hash = getattr(corpus_path, "content_hash", None)
+        return report
     path = Path(corpus_path) if corpus_path is not None else doc.corpus_path
     if path is None:
         raise CorpusError(Problem(str(doc.path), None, "no chunks file: the test set has no `corpus:` "
