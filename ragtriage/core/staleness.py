@@ -434,25 +434,31 @@ def _chunk(rec, lineno: int) -> Chunk:
                  end if isinstance(end, int) else None, None, lineno)
 
 
+def _grams(toks: list[str]) -> list[tuple]:
+    inner = toks[1:-1]
+    return list(zip(inner, inner[1:], inner[2:]))
+
+
 def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
     """Rare interior word trigrams of each remembered text, at least one per GAP characters
-    (the first and last word are left out: an old chunk may have cut them mid-word). Each
-    anchor is indexed as the words appear in the label and as normalised, because chunks are
-    filtered on their raw words (normalising every chunk of a big corpus costs too much)."""
+    (the first and last word are left out: an old chunk may have cut them mid-word).
+
+    Each chosen trigram is indexed with its neighbour (the one starting a word later), so a
+    chunk only needs to be probed at every other word: one of the two starts at an even word
+    of the chunk. Anchors are indexed as written in the label and as normalised, because
+    chunks are probed on their raw words (normalising every chunk costs too much)."""
     from collections import Counter
     from itertools import chain
 
-    grams_of = []
-    for st in states:
-        toks = st.t.split()
-        inner = toks[1:-1]
-        grams_of.append((toks, st.raw.split(), list(zip(inner, inner[1:], inner[2:]))))
-    df = Counter(chain.from_iterable(set(g) for _, _, g in grams_of))
-    wdf = Counter(chain.from_iterable(set(toks) for toks, _, _ in grams_of))
+    df = Counter(chain.from_iterable(set(_grams(st.t.split())) for st in states))
+    wdf = Counter(chain.from_iterable(set(st.t.split()) for st in states))
     index: dict[tuple, list[int]] = {}
-    for li, (toks, raw, grams) in enumerate(grams_of):
+    for li, st in enumerate(states):
+        toks = st.t.split()
+        grams = _grams(toks)
         if not grams:
             continue  # fewer than 5 words: found by fingerprint only
+        raw = st.raw.split()
         best: dict[int, tuple] = {}
         pos = len(toks[0]) + 1
         for j, g in enumerate(grams, start=1):
@@ -463,15 +469,17 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
                 best[b] = (key, j)
             pos += len(g[0]) + 1
         same = len(raw) == len(toks)
+        last = len(grams)   # word index of the last interior trigram
+        keys = set()
         for _, j in best.values():
-            keys = {tuple(toks[j:j + 3])}
-            if same:
-                keys.add(tuple(raw[j:j + 3]))
-            for g in keys:
-                lst = index.setdefault(g, [])
-                if not lst or lst[-1] != li:
-                    lst.append(li)
-        states[li].n_anchors = len(best)
+            for k in ((j, j + 1) if j < last else (j - 1, j)):
+                if k >= 1:
+                    keys.add(tuple(toks[k:k + 3]))
+                    if same:
+                        keys.add(tuple(raw[k:k + 3]))
+        for g in keys:
+            index.setdefault(g, []).append(li)
+        st.n_anchors = len(best)
     return index
 
 
@@ -571,7 +579,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                 for h in hits:
                     if h.id != cid and len(h.exact) < MAX_HOLDERS:
                         h.exact.append(_chunk(rec, lineno))
-        ws = anchor_keys.intersection(zip(toks, toks[1:], toks[2:]))
+        ws = anchor_keys.intersection(zip(toks[::2], toks[1::2], toks[2::2]))   # even words: see _anchor_index
         if ws:
             c = norm_of(item)
             seen: dict[int, int] = {}
@@ -768,11 +776,58 @@ _PUNCT_CHARS = bytes(c for c in range(128) if not (chr(c).isalnum() or c == 95))
 _PUNCT = bytes.maketrans(_PUNCT_CHARS, b" " * len(_PUNCT_CHARS))   # ASCII punctuation -> space
 
 
+_WORDBYTE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") | frozenset(range(128, 256))
+FEW_TERMS = 24   # up to this many query words, search whole blocks for them instead of splitting lines
+
+
+def _lines_with_terms(path: Path, terms: set[bytes], meter: _Meter, counter: list):
+    """Yield ``(line number, raw line, terms it contains as whole words)`` for the lines of
+    ``path`` holding any of a few ``terms`` (lowercase UTF-8): each 4 MB block is searched
+    once per term, so lines without them cost nothing. ``counter[0]`` ends as the line count."""
+    rest = b""
+    base = 0
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(1 << 22)
+            if block:
+                meter.update(block)
+                buf = rest + block
+                cut = buf.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = buf
+                    continue
+                rest, buf = buf[cut:], buf[:cut]
+            else:
+                if not rest:
+                    break
+                buf, rest = rest + b"\n", b""
+            low = buf.lower()
+            hits: dict[int, set] = {}
+            for t in terms:
+                i = low.find(t)
+                while i >= 0:
+                    j = i + len(t)
+                    ok_before = i == 0 or low[i - 1] not in _WORDBYTE or low[i - 2:i] in (b"\\n", b"\\t", b"\\r")
+                    if ok_before and (j >= len(low) or low[j] not in _WORDBYTE):
+                        hits.setdefault(low.rfind(b"\n", 0, i) + 1, set()).add(t)
+                    i = low.find(t, j)
+            line, at = base, 0
+            for start in sorted(hits):
+                line += buf.count(b"\n", at, start)
+                at = start
+                yield line + 1, buf[start:buf.find(b"\n", start)], hits[start]
+            base += buf.count(b"\n")
+            if not block:
+                break
+    counter[0] = base
+
+
 def _similar(need: list, corpus, top_n: int, df: Mapping[str, int], progress, cancel) -> None:
-    """Second pass, only for the labels that nothing holds: for each (entry, query), the
-    top_n chunks sharing the most of the query's rare words, scored by the idf-weighted share
-    of those words they contain. Lines are matched as bytes (ASCII punctuation and case
-    folded away) and parsed only when they share a word, so this pass stays cheap."""
+    """Second pass, only for the labels that nothing holds (and unknown ones): for each
+    (entry, query), the top_n chunks sharing the most of the query's rare words, scored by
+    the idf-weighted share of those words they contain. Lines are matched as bytes (ASCII
+    punctuation and case folded away) and parsed only when they share a word; with few
+    query words, whole blocks are searched for them instead of splitting every line."""
     qterms = [_query_terms(q, df) for _, q in need]
     post: dict[bytes, list[int]] = {}
     for qi, ts in enumerate(qterms):
@@ -784,23 +839,32 @@ def _similar(need: list, corpus, top_n: int, df: Mapping[str, int], progress, ca
     cdf: dict[bytes, int] = dict.fromkeys(vocab, 0)
     keep = max(top_n * 4, 12)
     heaps: list[list] = [[] for _ in need]
-    n = 0
-    if isinstance(corpus, (str, Path)):
-        meter = _Meter(Path(corpus).stat().st_size, "similar", progress, cancel)
-        lines = _lines(Path(corpus), meter)
-    else:
-        lines = ((ch.line, orjson.dumps({"id": ch.id, "text": normalize_text(ch.text)})) for ch in corpus)
-    table = _PUNCT
-    for lineno, raw in lines:
-        if not raw:
-            continue
-        n += 1
-        low = raw.lower()
-        if b"\\n" in low:
-            low = low.replace(b"\\n", b" ")
-        shared = vocab.intersection(low.translate(table).split())
-        if not shared:
-            continue
+    counter = [0]
+
+    def matches():
+        if isinstance(corpus, (str, Path)):
+            meter = _Meter(Path(corpus).stat().st_size, "similar", progress, cancel)
+            if len(vocab) <= FEW_TERMS:
+                yield from _lines_with_terms(Path(corpus), vocab, meter, counter)
+                return
+            lines = _lines(Path(corpus), meter)
+        else:
+            lines = ((ch.line, orjson.dumps({"id": ch.id, "text": normalize_text(ch.text)})) for ch in corpus)
+        table = _PUNCT
+        n = 0
+        for lineno, raw in lines:
+            if not raw or raw.isspace():
+                continue
+            n += 1
+            low = raw.lower()
+            if b"\\n" in low:
+                low = low.replace(b"\\n", b" ")
+            shared = vocab.intersection(low.translate(table).split())
+            if shared:
+                yield lineno, raw, shared
+        counter[0] = n
+
+    for lineno, raw, shared in matches():
         acc: dict[int, list[bytes]] = {}
         for w in shared:
             cdf[w] += 1
@@ -821,6 +885,7 @@ def _similar(need: list, corpus, top_n: int, df: Mapping[str, int], progress, ca
                 heapq.heappush(h, item)
             else:
                 heapq.heapreplace(h, item)
+    n = max(counter[0], 1)
     for (e, _), ts, h in zip(need, qterms, heaps):
         if not ts or not h:
             continue

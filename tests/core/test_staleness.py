@@ -292,3 +292,20 @@ def test_loaded_corpus_mapping_is_accepted(tmp_path):
     by_map = staleness.check(doc, load_corpus(tmp_path / "c.jsonl"))
     assert [e.to_dict() for e in by_path.labels] == [e.to_dict() for e in by_map.labels]
     assert by_path.labels[0].status == "moved"
+
+
+@pytest.mark.parametrize("few", [True, False])
+def test_similarity_pass_block_search_and_line_split_agree(tmp_path, monkeypatch, few):
+    """Both ways of the second pass find the same chunks (whole words only, escapes, Unicode)."""
+    monkeypatch.setattr(staleness, "FEW_TERMS", 1000 if few else 0)
+    rows = [{"id": "n0", "text": "Nothing relevant here at all."},
+            {"id": "n1", "text": "Das Rückgaberecht gilt\n30 Tage mit Kassenbon."},
+            {"id": "n2", "text": "kassenbons and rückgaberechte are longer words"},
+            {"id": "n3", "text": "Rückgaberecht"}]
+    p = tmp_path / "c.jsonl"
+    p.write_bytes(b"\n".join(orjson.dumps(r) for r in rows))   # no final newline
+    report = staleness.check_labels([("q", "Wie lange gilt das Rückgaberecht mit Kassenbon?", ("gone",))], {}, p)
+    e = report.labels[0]
+    assert e.status == "unknown"
+    assert [c for c, _ in e.candidates] == ["n1", "n3"]
+    assert e.candidates[0][1] > e.candidates[1][1] > 0
