@@ -653,11 +653,18 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
 
 
 def _prefer(st: _Label, chunks: list[Chunk]) -> list[Chunk]:
-    """Same-document chunks first (a duplicated paragraph elsewhere is a weaker match)."""
-    if st.doc is None:
+    """When several chunks hold the text (a paragraph repeated in the documents), keep those
+    of the label's document, and of those the ones over the label's old span, if any."""
+    if st.doc is None or len(chunks) < 2:
         return chunks
     same = [c for c in chunks if c.doc == st.doc]
-    return same or chunks
+    if not same:
+        return chunks
+    if st.start is not None:
+        over = [c for c in same if c.start is not None and c.end is not None and c.start < st.end and st.start < c.end]
+        if over:
+            return over
+    return same
 
 
 def _judge(st: _Label, found: dict) -> tuple:

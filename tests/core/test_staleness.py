@@ -309,3 +309,14 @@ def test_similarity_pass_block_search_and_line_split_agree(tmp_path, monkeypatch
     assert e.status == "unknown"
     assert [c for c, _ in e.candidates] == ["n1", "n3"]
     assert e.candidates[0][1] > e.candidates[1][1] > 0
+
+
+def test_a_repeated_paragraph_is_resolved_by_document_and_span():
+    text = "If the data being deserialized is not a valid JSON document, a JSONDecodeError will be raised."
+    lab = {"text": text, "doc": "json.txt", "start": 9293, "end": 9387}
+    chunks = [Chunk("w1", "Before. " + text, "json.txt", 7000, 7400), Chunk("w2", text + " After.", "json.txt", 9200, 9500),
+              Chunk("w3", text + " elsewhere", "other.txt", 9200, 9500)]
+    got, _ = judge({"j": lab}, chunks)
+    assert (got["j"].status, got["j"].fix, [c for c, _ in got["j"].candidates]) == ("merged", "auto", ["w2"])
+    got, _ = judge({"j": {"text": text}}, chunks)     # no span remembered: a person chooses
+    assert got["j"].fix == "review" and len(got["j"].candidates) == 3
