@@ -167,6 +167,17 @@ class StaleReport:
         for e in self.labels:
             if e.fix == "auto":
                 target[(e.case, e.label)] = e.label if e.status == "unrecorded" else e.candidates[0][0]
+        # A label is keyed by chunk id: a fix must not overwrite the remembered text of an id
+        # that another case still expects with its old meaning (a stale label left for review).
+        while True:
+            kept = {e.label for e in self.labels if e.status != "ok" and (e.case, e.label) not in target}
+            clash = [e for e in self.labels if (e.case, e.label) in target and target[(e.case, e.label)] in kept
+                     and target[(e.case, e.label)] != e.label]
+            if not clash:
+                break
+            for e in clash:
+                del target[(e.case, e.label)]
+                e.fix = "review"
         when = _now()
         new_expected: dict[str, list[str]] = {}
         record: dict[str, dict] = {}
@@ -192,7 +203,7 @@ class StaleReport:
     def apply_fixes(self, doc) -> int:
         """Apply the automatic fixes through the test-set document (no save). Returns the
         number of (case, label) entries fixed; marks them ``fixed``."""
-        new_expected, record = self.fix_plan()
+        new_expected, record = self.fix_plan()   # may turn a clashing "auto" into "review"
         for case, expected in new_expected.items():
             doc.update_case(case, expected=expected)
         for cid, lab in record.items():
@@ -649,6 +660,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                 df[w] = df.get(w, 0) + 1
         _similar(need, corpus, top_n, df, progress, cancel)
     report.labels = entries
+    report.fix_plan()   # settles which fixes are safe together (see fix_plan), so the report says so
     return report
 
 

@@ -320,3 +320,13 @@ def test_a_repeated_paragraph_is_resolved_by_document_and_span():
     assert (got["j"].status, got["j"].fix, [c for c, _ in got["j"].candidates]) == ("merged", "auto", ["w2"])
     got, _ = judge({"j": {"text": text}}, chunks)     # no span remembered: a person chooses
     assert got["j"].fix == "review" and len(got["j"].candidates) == 3
+
+
+def test_a_fix_never_overwrites_a_label_still_needed_under_its_old_meaning():
+    """a moved to the id b, but b is itself a stale label another case still expects."""
+    got, report = judge({"a": {"text": FOX}, "b": {"text": RULE}}, [("b", FOX), ("n", "nothing like it")],
+                        expected=[["a"], ["b"]])
+    assert got["a"].status == "moved" and got["b"].status == "changed"
+    new_expected, record = report.fix_plan()
+    assert new_expected == {} and record == {}
+    assert got["a"].fix == "review"
