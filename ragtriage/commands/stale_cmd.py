@@ -141,10 +141,5 @@ def main(args) -> int:
     out = render(report, doc, str(args.corpus or corpus), fixed)
     sys.stdout.write(out)
     if args.json:
-        data = report.to_dict()
-        if args.fix:
-            data["fixed"] = fixed
-        import orjson
-
-        _write_json(args.json, orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+        _write_json(args.json, report.to_json())
     return 1 if report.remaining else 0

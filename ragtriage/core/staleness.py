@@ -264,10 +264,10 @@ class _Label:
         self.near: list[tuple] = []         # heap of (score, chunk id): chunks sharing an anchor
         self.n_anchors = 0
 
-    def near_hit(self, cid: str, n: int, seq: int) -> None:
+    def near_hit(self, cid: str, n: int, seq: int, c: str) -> None:
         """A chunk shares ``n`` of the text's rare trigrams but holds none of it: an edited
-        version, perhaps. The best few are candidates if nothing holds the text."""
-        _push(self.near, (n / max(self.n_anchors, 1), -seq, cid))
+        version, perhaps. The best few (with their text) are candidates if nothing holds it."""
+        _push(self.near, (n / max(self.n_anchors, 1), -seq, cid, c))
 
 
 def _push(heap: list, item: tuple) -> None:
@@ -350,6 +350,17 @@ def _covers_span(length: int, intervals) -> bool:
             return False
         end = max(end, b)
     return end >= length
+
+
+def _dice(a: str, b: str) -> float:
+    """Word overlap of two normalised texts, 2|A∩B| / (|A| + |B|) over word counts; below 1
+    unless the texts are the same."""
+    from collections import Counter
+
+    ca, cb = Counter(a.split()), Counter(b.split())
+    n = sum(ca.values()) + sum(cb.values())
+    score = 2 * sum((ca & cb).values()) / n if n else 0.0
+    return 1.0 if a == b else min(round(score, 3), 0.999)
 
 
 def _jaccard(lt: int, lc: int, overlap: int) -> float:
@@ -601,7 +612,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                 lst = textual[li]
                 r = _relate(c, lst.t)
                 if r is None:
-                    lst.near_hit(cid, nh, seq)
+                    lst.near_hit(cid, nh, seq, c)
                 elif r == "holds":
                     if len(c) == len(lst.t):
                         if lst.id != cid and len(lst.exact) < MAX_HOLDERS and all(x.line != lineno for x in lst.exact):
@@ -741,8 +752,8 @@ def _judge(st: _Label, found: dict) -> tuple:
     if t is None:
         return status_if("missing"), [], "review", None, "question"
     if st.near:
-        return (status_if("missing"), [(cid, round(min(sc, 1.0), 3)) for sc, _, cid in sorted(st.near, reverse=True)],
-                "review", None, None)
+        scored = sorted(((_dice(t, c), cid) for _, _, cid, c in st.near), key=lambda p: (-p[0], p[1]))
+        return status_if("missing"), [(cid, sc) for sc, cid in scored], "review", None, None
     return status_if("missing"), [], "review", None, "text"
 
 
