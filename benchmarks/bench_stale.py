@@ -43,7 +43,9 @@ def _vocab(rng, n=30_000):
     while len(words) < n:
         k = int(rng.integers(1, 5))
         words.add("".join(syl[i] for i in rng.integers(0, len(syl), size=k)))
-    return sorted(words)
+    words = sorted(words)
+    rng.shuffle(words)   # Zipf rank independent of spelling (sorted, the top words were all "bi…")
+    return words
 
 
 def generate(n_paragraphs: int, out: Path, seed: int = 7) -> dict:
