@@ -131,6 +131,8 @@ def test_junit_one_testcase_per_case(cli, tmp_path):
             assert f.get("type") == reason
         assert tc.get("file") == str(ts) and int(tc.get("line")) > 0
     assert int(suite.get("failures")) == failing > 0
+    props = {p.get("name"): p.get("value") for p in suite.find("properties")}
+    assert props["system"].startswith("results:") and props["k"] == "3" and len(props["testset_hash"]) == 12
     assert int(suite.get("tests")) == 8
 
 
