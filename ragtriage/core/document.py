@@ -40,6 +40,7 @@ from pydantic import ValidationError
 
 from . import yamltext as yt
 from .errors import ConflictError, Problem, TestSetError
+from .files import atomic_write
 from .schema import CASE_FIELDS, LABEL_FIELDS, TOP_KEYS, Case, Label, Settings
 
 MAX_BYTES = int(float(os.environ.get("RAGTRIAGE_MAX_TESTSET_MB", "40")) * 1024 * 1024)
@@ -1453,7 +1454,7 @@ class TestSetDocument:
             self._saved_version = self._version
             return False
         data = self._encode(text)
-        _atomic_write(target, data)
+        atomic_write(target, data)
         if same:
             st = os.stat(target)
             self._stat = (st.st_mtime_ns, st.st_size)
@@ -1496,26 +1497,3 @@ class TestSetDocument:
     def reload(self) -> "TestSetDocument":
         """A fresh document from disk (the current one is left as it is)."""
         return type(self).load(self.path)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path = Path(path)
-    d = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            mode = os.stat(path).st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -111,7 +111,7 @@ def test_save_is_atomic_and_leaves_no_temp_files(copy, tmp_path, monkeypatch):
     def boom(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(docmod.os, "replace", boom)
+    monkeypatch.setattr("ragtriage.core.files.os.replace", boom)
     with pytest.raises(OSError):
         d.save()
     assert p.read_bytes() == before
