@@ -30,7 +30,6 @@ import hashlib
 import marshal
 import os
 import re
-import tempfile
 import weakref
 from contextlib import contextmanager
 from datetime import datetime, timezone
