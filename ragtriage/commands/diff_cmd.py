@@ -5,11 +5,15 @@ import sys
 
 import orjson
 
-from ..core.gate import write_report
+from ..core.gate import check_writable, write_report
 from ..core.rundiff import diff_runs, load_run, render_markdown, render_text
 
 
 def main(args) -> int:
+    if args.markdown:
+        check_writable(args.markdown, "--markdown")
+    if args.json:
+        check_writable(args.json, "--json")
     a = load_run(args.run_a)
     b = load_run(args.run_b)
     d = diff_runs(a, b)

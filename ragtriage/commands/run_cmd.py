@@ -83,14 +83,33 @@ def summary_text(s: dict, meta: dict) -> str:
     return head + "\n\n" + table(["metric", "value", ""], rows, right={1}) + "\n\nreasons: " + reasons
 
 
-def cases_text(cases: list[dict]) -> str:
+def explain(c: dict, k: int | None = None) -> str:
+    """The `why` shown to people: the grounding reason, else what to look at for the reason."""
+    if c.get("why"):
+        return c["why"]
+    reason = c.get("reason")
+    exp = c.get("expected") or []
+    if reason == "retrieval-miss":
+        missing = [e for e in exp if e not in (c.get("ranking") or [])[: k or 10**9]]
+        where = f" (first at rank {c['rank']})" if c.get("rank") else ""
+        return f"{', '.join(missing) or ', '.join(exp)} not in the top {k}{where}" if k else "expected chunk not found"
+    if reason == "wrong-answer":
+        return "answer lacks what the case requires"
+    if reason == "unnecessary-abstention":
+        return "declined though the chunk was found"
+    if reason == "unanswerable-answered":
+        return "answered; the documents have no answer"
+    return ""
+
+
+def cases_text(cases: list[dict], k: int | None = None) -> str:
     rows = []
     for c in cases:
         unans = c.get("unanswerable")
         rank = "—" if unans or not c.get("expected") else (str(c["rank"]) if c["rank"] else "not found")
         found = "—" if c.get("hit") is None else yes_no(c["hit"])
         rows.append([c.get("topic") or c["id"], rank, found, yes_no(c.get("supported")),
-                     yes_no(c.get("correct")), c["reason"], c.get("why") or ""])
+                     yes_no(c.get("correct")), c["reason"], explain(c, k)])
     return table(["topic", "rank", "found", "supported", "correct", "reason", "why"], rows,
                  limits={0: 28, 6: 60})
 
@@ -106,6 +125,11 @@ def print_warnings(warnings) -> None:
 
 
 def main(args) -> int:
+    import gc
+
+    # A short-lived process holding a whole run: a cyclic collection over 100k
+    # records would cost a second and free nothing (no cycles are made).
+    gc.disable()
     from ..core.evaluate import evaluate, load_testset, plan
 
     doc = load_testset(args.testset)
@@ -122,7 +146,9 @@ def main(args) -> int:
         jp = Path(args.json)
         if jp.parent and not jp.parent.exists():
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
-    progress = sys.stderr.isatty()
+        if jp.is_dir():
+            raise InputError(Problem(str(jp), None, "is a folder; give a file name", field="--json"))
+    progress = True  # a bar on a terminal, a few plain lines otherwise
     run = evaluate(doc, args.system, args.k, out=out, resume=args.resume, progress=progress, **run_options(args))
     print_warnings(run.warnings)
     if run.interrupted:
@@ -133,7 +159,7 @@ def main(args) -> int:
     print(summary_text(run.summary, run.meta))
     if not args.quiet:
         print()
-        print(cases_text(run.cases))
+        print(cases_text(run.cases, run.summary["k"]))
     print(f"\nrun file: {out}")
     if args.json:
         Path(args.json).write_bytes(orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))

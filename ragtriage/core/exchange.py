@@ -16,6 +16,7 @@ input with located problems (file, line, field) before anything is written.
 from __future__ import annotations
 
 import csv
+import difflib
 import io
 import json
 import re
@@ -28,7 +29,7 @@ from pydantic import ValidationError
 
 from .errors import InputError, Problem
 from .schema import CASE_FIELDS, LABEL_FIELDS, Case
-from .text import fingerprint, normalize_text
+from .text import fingerprint
 
 FORMATS = ("jsonl", "csv", "ragas", "deepeval", "trec")
 
@@ -314,7 +315,7 @@ def _validate(fields: dict, name: str, line: int | None, problems: list[Problem]
     except ValidationError as e:
         for err in e.errors():
             loc = ".".join(str(x) for x in err["loc"]) or None
-            msg = err["msg"].removeprefix("Value error, ")
+            msg = err["msg"].removeprefix("Value error, ").replace("a valid tuple", "a list")
             problems.append(Problem(name, line, msg, case=fields.get("id"), field=loc))
         return None
     return {k: v for k, v in fields.items() if v is not None}
@@ -449,7 +450,13 @@ def _import_jsonl(text, name, problems, matcher) -> Imported:
             if k in CASE_FIELDS:
                 fields[k] = v
             elif k != "labels":
-                unknown[k] = unknown.get(k, 0) + 1
+                close = difflib.get_close_matches(k, (*CASE_FIELDS, "labels"), n=1, cutoff=0.75)
+                if close:  # our own format: a near miss is a typo that would lose data silently
+                    problems.append(Problem(name, line, f"unknown field (did you mean {close[0]!r}?)",
+                                            case=obj.get("id") if isinstance(obj.get("id"), str) else None,
+                                            field=k))
+                else:
+                    unknown[k] = unknown.get(k, 0) + 1
         cid = fields.get("id")
         if not isinstance(cid, str):
             problems.append(Problem(name, line, "is required (a string)", field="id"))
@@ -512,8 +519,6 @@ def _import_csv(text, name, problems, matcher) -> Imported:
     cols = [h.strip().lstrip("\ufeff") for h in header]
     cols = [c.lower() if c.lower() in CASE_FIELDS else c for c in cols]  # "Question" is `question`
     if "question" not in cols:
-        import difflib
-
         close = [c for c in cols if difflib.get_close_matches(c, ["question"], n=1)]
         hint = f" (did you mean to name {close[0]!r} `question`?)" if close else ""
         problems.append(Problem(name, 1, f"no `question` column; columns are: {', '.join(cols)}{hint}",
@@ -830,6 +835,32 @@ def _import_trec(text, name, problems, matcher) -> Imported:
     return res
 
 
+GUESSABLE = ("en", "es", "de", "nl", "fr", "pt", "it")
+
+
+def guess_language(questions: Iterable[str]) -> str | None:
+    """The language most questions are written in, from common words; None when unclear.
+    The test set's ``language`` picks decline phrases and number words, so an import
+    of Spanish questions should not silently become ``en``."""
+    from .search import stopwords
+
+    lists = {lang: stopwords(lang) for lang in GUESSABLE}
+    score = dict.fromkeys(GUESSABLE, 0)
+    n = 0
+    for q in questions:
+        words = re.findall(r"\w+", q.casefold())
+        for lang, sw in lists.items():
+            score[lang] += sum(1 for w in words if w in sw)
+        n += 1
+        if n >= 2000:
+            break
+    ranked = sorted(score.items(), key=lambda kv: -kv[1])
+    (best, top), (_, second) = ranked[0], ranked[1]
+    if top >= 3 and top >= 1.5 * second:
+        return best
+    return None
+
+
 def import_comment(src, fmt: str, notes: Sequence[str]) -> str:
     """The header comment of an imported test set: where it came from and what was not mapped."""
     lines = [f"Imported from {Path(src).name} ({fmt}) by `ragtriage import`."]
@@ -853,5 +884,5 @@ def clean_label(label: Mapping) -> dict:
 __all__ = [
     "FORMATS", "Imported", "export_testset", "export_jsonl", "export_csv", "export_ragas", "export_deepeval",
     "export_qrels", "export_trec_run", "read_import", "import_comment", "label_from_text", "clean_label",
-    "normalize_text",
+    "guess_language",
 ]

@@ -6,30 +6,488 @@ each case's stored ranking at that k, so a bar at another k costs no new call.
 """
 from __future__ import annotations
 
+import math
 import os
-import tempfile
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from .diagnosis import NOT_SCORED, PASSING, TRIAGE_ORDER
+from .errors import InputError, Problem
+from .files import atomic_write
+from .schema import AT_K_METRICS, parse_metric
+
+
+def check_writable(path, option: str) -> None:
+    """Fail fast (before a long run) when a report cannot be written to ``path``."""
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(Problem(str(p), None, f"cannot create its folder ({e.strerror})", field=option)) from None
+    if p.is_dir():
+        raise InputError(Problem(str(p), None, "is a folder; give a file name", field=option))
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise InputError(Problem(str(p), None, "not writable", field=option))
 
 
 def write_report(path, text: str) -> None:
     """Write a report file atomically; append when it is the GitHub step summary
     (``$GITHUB_STEP_SUMMARY`` collects what every command of the step writes)."""
     p = Path(path)
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary and os.path.abspath(summary) == os.path.abspath(p):
-        with open(p, "a", encoding="utf-8") as f:
-            f.write(text)
-        return
-    if p.parent and not p.parent.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, p)
-    except BaseException:
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary and os.path.abspath(summary) == os.path.abspath(p):
+            with open(p, "a", encoding="utf-8") as f:
+                f.write(text)
+            return
+        parent = p.parent if str(p.parent) else Path(".")
+        parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(p, text)
+    except OSError as e:
+        raise InputError(Problem(str(p), None, f"cannot write ({e.strerror or e})")) from None
+
+
+@dataclass(frozen=True)
+class Bar:
+    """``metric`` (a summary key, or ``name@k``) must be at least ``minimum``."""
+
+    metric: str
+    name: str
+    k: int | None
+    minimum: float
+    source: str  # "gates" (the test set) or "--min"
+
+
+@dataclass
+class BarResult:
+    bar: Bar
+    value: float | None  # None: nothing to measure (its denominator is empty)
+    k: int               # the cut-off the value was measured at
+
+    @property
+    def passed(self) -> bool:
+        return self.value is not None and self.value + 1e-9 >= self.bar.minimum
+
+    def to_dict(self) -> dict:
+        return {"metric": self.bar.metric, "value": self.value, "min": self.bar.minimum, "k": self.k,
+                "passed": self.passed, "source": self.bar.source}
+
+
+def parse_min(spec: str) -> tuple[str, float]:
+    """``'hit@5=0.8'`` -> ``('hit@5', 0.8)``; ValueError with a message for people."""
+    if "=" not in spec:
+        raise ValueError(f"{spec!r}: write METRIC=VALUE, e.g. hit@3=0.8")
+    key, _, raw = spec.partition("=")
+    key = key.strip()
+    parse_metric(key)
+    try:
+        value = float(raw.strip().rstrip("%")) / (100 if raw.strip().endswith("%") else 1)
+    except ValueError:
+        raise ValueError(f"{spec!r}: {raw.strip()!r} is not a number") from None
+    if not 0.0 <= value <= 1.0 or math.isnan(value):
+        raise ValueError(f"{spec!r}: a bar is between 0 and 1 (or a percentage like 80%)")
+    return key, value
+
+
+def collect_bars(gates: dict, mins) -> list[Bar]:
+    """The test set's gates, then every ``--min`` (which replaces a gate on the same metric)."""
+    bars: dict[str, Bar] = {}
+    for key, v in (gates or {}).items():
+        name, k = parse_metric(key)
+        bars[key] = Bar(key, name, k, float(v), "gates")
+    problems = []
+    for spec in mins or ():
         try:
-            os.unlink(tmp)
-        except OSError:
+            key, v = parse_min(spec)
+        except ValueError as e:
+            problems.append(Problem("--min", None, str(e)))
+            continue
+        name, k = parse_metric(key)
+        bars.pop(key, None)
+        bars[key] = Bar(key, name, k, v, "--min")
+    if problems:
+        raise InputError(problems)
+    return list(bars.values())
+
+
+def measure(bars: list[Bar], records: list[dict], summary: dict, run_k: int) -> list[BarResult]:
+    """Value of every bar: summary metrics at the run's k; ``name@k`` retrieval metrics
+    recomputed from the stored rankings at that k (no new call)."""
+    from .metrics import first_positions, retrieval_means
+
+    cache: dict[int, dict] = {}
+    positions = None
+    out = []
+    for bar in bars:
+        if bar.k is not None and bar.name in AT_K_METRICS:
+            if positions is None:  # first positions of the expected chunks, once for every k
+                keep = [r for r in records if r.get("reason") not in NOT_SCORED]
+                positions = first_positions([list(r.get("ranking") or ()) for r in keep],
+                                            [list(r.get("expected") or ()) for r in keep],
+                                            [r.get("expect") or "any" for r in keep])
+            if bar.k not in cache:
+                cache[bar.k] = retrieval_means(positions, bar.k)
+            v = cache[bar.k].get(bar.name)
+            k = bar.k
+        else:
+            v = summary.get(bar.name)
+            k = run_k
+        if isinstance(v, float) and math.isnan(v):
+            v = None
+        out.append(BarResult(bar, v, k))
+    return out
+
+
+@dataclass
+class CheckResult:
+    """Everything the gate decided, for the text, JSON, JUnit and markdown reports."""
+
+    testset: str
+    run: str | None
+    k: int
+    records: list[dict]
+    summary: dict
+    bars: list[BarResult]
+    stale: list = field(default_factory=list)     # stale entries (case, label, status)
+    missing: list[str] = field(default_factory=list)  # test-set cases with no result in the run
+    notes: list[str] = field(default_factory=list)
+    case_lines: dict[str, int] = field(default_factory=dict)
+    details: dict[str, str] = field(default_factory=dict)  # id -> where to look, for failing cases
+    meta: dict = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
+
+    @property
+    def failed_bars(self) -> list[BarResult]:
+        return [b for b in self.bars if not b.passed]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed_bars and not self.stale and not self.missing
+
+    def failures(self) -> list[dict]:
+        """Failing cases (reason not passing and scored), in triage order."""
+        order = {r: i for i, r in enumerate(TRIAGE_ORDER)}
+        bad = [r for r in self.records if r.get("reason") not in PASSING and r.get("reason") != "unlabelled"]
+        return sorted(bad, key=lambda r: order.get(r.get("reason"), len(order)))
+
+    def to_dict(self) -> dict:
+        return {
+            "testset": self.testset,
+            "run": self.run,
+            "k": self.k,
+            "passed": self.passed,
+            "bars": [b.to_dict() for b in self.bars],
+            "stale": [_stale_fields(e) for e in self.stale],
+            "missing": list(self.missing),
+            "summary": self.summary,
+            "failures": [{"id": r["id"], "reason": r.get("reason"), "why": r.get("why") or ""}
+                         for r in self.failures()],
+            "notes": list(self.notes),
+        }
+
+
+def _stale_fields(e) -> dict:
+    if isinstance(e, dict):
+        return {"case": e.get("case"), "label": e.get("label"), "status": e.get("status")}
+    return {"case": getattr(e, "case", None), "label": getattr(e, "label", None),
+            "status": getattr(e, "status", None)}
+
+
+def _fmt(v) -> str:
+    return "–" if v is None else f"{v:.3f}"
+
+
+def failure_message(rec: dict) -> str:
+    """``reason: why`` — what a CI annotation shows for a failing case."""
+    reason = rec.get("reason") or "?"
+    why = rec.get("why") or ""
+    if not why:
+        return reason
+    return why if why.startswith(f"{reason}:") else f"{reason}: {why}"
+
+
+def explain(rec: dict, case, k: int) -> str:
+    """Where to look, in a few words, for a failing case (the grounding ``why`` when there is one)."""
+    reason = rec.get("reason")
+    why = rec.get("why") or ""
+    expected = ", ".join(rec.get("expected") or (case.expected if case is not None else ()))
+    rank = rec.get("rank") or 0
+    if reason == "retrieval-miss":
+        where = f"rank {rank}" if rank else "not retrieved"
+        return f"{expected} not in the top {k} ({where})"
+    if reason == "unnecessary-abstention":
+        several = "," in expected
+        return (f"declined although {expected} {'were' if several else 'was'} found"
+                + (f" ({'first ' if several else ''}at rank {rank})" if rank else ""))
+    if reason == "unanswerable-answered":
+        return "answered a question the documents do not answer (it should decline)"
+    if reason == "wrong-answer" and case is not None:
+        answer = rec.get("answer") or ""
+        if case.answer is not None:
+            return f"answer differs from the reference {case.answer!r}"
+        missing = [m for m in case.must_contain if m not in answer]
+        if missing:
+            return "answer lacks " + ", ".join(repr(m) for m in missing)
+    return why
+
+
+# ---------------------------------------------------------------- text
+
+def render_text(res: CheckResult) -> str:
+    out = []
+    for note in res.notes:
+        out.append(f"note: {note}")
+    if res.bars:
+        w = max(len(b.bar.metric) for b in res.bars)
+        for b in res.bars:
+            mark = "✓ pass" if b.passed else "✗ FAIL"
+            value = _fmt(b.value) if b.value is not None else "– (nothing to measure)"
+            out.append(f"{mark}  {b.bar.metric:<{w}}  {value:>6}  (bar {b.bar.minimum:g}, from {b.bar.source})")
+    else:
+        out.append("no bars: set `gates:` in the test set or pass --min METRIC=VALUE")
+    for e in res.stale:
+        s = _stale_fields(e)
+        out.append(f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']} (see `ragtriage stale`)")
+    if res.missing:
+        out.append(f"✗ INCOMPLETE  {len(res.missing)} case(s) of the test set have no result in the run: "
+                   + ", ".join(res.missing[:10]) + (" …" if len(res.missing) > 10 else ""))
+    reasons = res.summary.get("reasons") or {}
+    if reasons:
+        out.append("reasons: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
+    verdict = "passed" if res.passed else "FAILED"
+    parts = []
+    if res.failed_bars:
+        parts.append(f"{len(res.failed_bars)} of {len(res.bars)} bars missed")
+    if res.stale:
+        parts.append(f"{len(res.stale)} stale label(s)")
+    if res.missing:
+        parts.append(f"{len(res.missing)} case(s) without a result")
+    out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- markdown
+
+def _md(s) -> str:
+    return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+
+
+def render_markdown(res: CheckResult) -> str:
+    icon = "✅" if res.passed else "❌"
+    word = "passed" if res.passed else "failed"
+    out = [f"## {icon} ragtriage check {word}: `{_md(res.testset)}`", ""]
+    n = res.summary.get("n", len(res.records))
+    out.append(f"{n} cases at k = {res.k}" + (f", run `{_md(res.run)}`" if res.run else "") + ".")
+    out.append("")
+    for note in res.notes:
+        out.append(f"> {_md(note)}")
+    if res.notes:
+        out.append("")
+    if res.bars:
+        out += ["| bar | value | minimum | result |", "|---|---:|---:|---|"]
+        for b in res.bars:
+            result = "✅ pass" if b.passed else "❌ fail"
+            out.append(f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} | {b.bar.minimum:g} | {result} |")
+        out.append("")
+    out += ["| metric | value |", "|---|---:|"]
+    for name in ("hit", "recall", "precision", "mrr", "supported", "faithfulness", "accuracy", "coverage",
+                 "unknown_abstention"):
+        if name in res.summary:
+            out.append(f"| {name} | {_fmt(res.summary.get(name))} |")
+    out.append("")
+    if res.stale:
+        out += [f"### ❌ Stale labels: {len(res.stale)}", "", "| case | label | status |", "|---|---|---|"]
+        for e in res.stale:
+            s = _stale_fields(e)
+            out.append(f"| `{_md(s['case'])}` | `{_md(s['label'])}` | {_md(s['status'])} |")
+        out += ["", "Run `ragtriage stale TESTSET --fix` and review the rest in `ragtriage edit`.", ""]
+    if res.missing:
+        out += [f"### ❌ Cases without a result: {len(res.missing)}", "",
+                ", ".join(f"`{_md(m)}`" for m in res.missing), ""]
+    failures = res.failures()
+    if failures:
+        out += [f"### Failures by reason: {len(failures)}", ""]
+        current = None
+        for r in failures:
+            if r.get("reason") != current:
+                if current is not None:
+                    out.append("")
+                current = r.get("reason")
+                count = sum(1 for x in failures if x.get("reason") == current)
+                out += [f"#### {_md(current)} ({count})", "", "| case | question | where to look |", "|---|---|---|"]
+            why = res.details.get(r["id"]) or r.get("why") or ""
+            out.append(f"| `{_md(r['id'])}` | {_md(r.get('question') or '')} | {_md(why)} |")
+        out.append("")
+    else:
+        out += ["No failing case.", ""]
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- JUnit XML
+
+_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _x(s) -> str:
+    """Text that XML 1.0 can hold (control characters dropped)."""
+    return _XML_BAD.sub("", "" if s is None else str(s))
+
+
+def _case_details(rec: dict, k: int, detail: str = "") -> str:
+    lines = [f"question: {rec.get('question', '')}"]
+    if detail and detail != rec.get("why"):
+        lines.insert(0, detail)
+    if rec.get("expected"):
+        lines.append(f"expected: {', '.join(rec['expected'])}" + (" (all)" if rec.get("expect") == "all" else ""))
+    elif rec.get("unanswerable"):
+        lines.append("expected: none (unanswerable: the answer should decline)")
+    ranking = rec.get("ranking") or []
+    lines.append(f"top {k}: {', '.join(ranking[:k]) or '(nothing retrieved)'}")
+    if rec.get("rank"):
+        lines.append(f"rank of the first expected chunk: {rec['rank']}")
+    lines.append(f"answer: {rec.get('answer')}")
+    if rec.get("why"):
+        lines.append(f"why: {rec['why']}")
+    if rec.get("error"):
+        lines.append(f"error: {rec['error']}")
+    return "\n".join(lines)
+
+
+def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
+    """JUnit XML: a suite of one testcase per case (failure message = reason + why)
+    and a suite of the gate's own checks (bars, stale labels, completeness)."""
+    name = Path(res.testset).stem
+    root = ET.Element("testsuites", name="ragtriage")
+    suite = ET.SubElement(root, "testsuite", name=name)
+    props = ET.SubElement(suite, "properties")
+    for key in ("system", "k", "testset", "testset_hash", "started", "version"):
+        if res.meta.get(key) is not None:
+            ET.SubElement(props, "property", name=key, value=_x(res.meta[key]))
+    if not len(props):
+        suite.remove(props)
+    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    total_time = 0.0
+    for rec in res.records:
+        tc = ET.SubElement(suite, "testcase", classname=f"ragtriage.{name}", name=_x(rec["id"]))
+        if testset_path:
+            tc.set("file", _x(testset_path))
+            line = res.case_lines.get(rec["id"])
+            if line:
+                tc.set("line", str(line))
+        lat = rec.get("latency_ms")
+        t = lat / 1000.0 if isinstance(lat, (int, float)) and not isinstance(lat, bool) and lat >= 0 else 0.0
+        total_time += t
+        tc.set("time", f"{t:.3f}")
+        counts["tests"] += 1
+        reason = rec.get("reason")
+        if reason in PASSING:
             pass
-        raise
+        elif reason == "unlabelled":
+            ET.SubElement(tc, "skipped", message="unlabelled: no expected chunk yet")
+            counts["skipped"] += 1
+        elif reason == "error":
+            el = ET.SubElement(tc, "error", message=_x(failure_message(rec)), type="error")
+            el.text = _x(_case_details(rec, res.k, res.details.get(rec["id"], "")))
+            counts["errors"] += 1
+        else:
+            el = ET.SubElement(tc, "failure", message=_x(failure_message(rec)), type=_x(reason))
+            el.text = _x(_case_details(rec, res.k, res.details.get(rec["id"], "")))
+            counts["failures"] += 1
+    for key, v in counts.items():
+        suite.set(key, str(v))
+    suite.set("time", f"{total_time:.3f}")
+
+    gate = ET.SubElement(root, "testsuite", name=f"{name}.gate")
+    g = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for b in res.bars:
+        tc = ET.SubElement(gate, "testcase", classname=f"ragtriage.{name}.gate", name=_x(b.bar.metric), time="0")
+        g["tests"] += 1
+        if not b.passed:
+            msg = (f"{b.bar.metric} = {_fmt(b.value)} < {b.bar.minimum:g}" if b.value is not None
+                   else f"{b.bar.metric}: nothing to measure (bar {b.bar.minimum:g})")
+            ET.SubElement(tc, "failure", message=_x(msg), type="bar").text = _x(
+                f"bar from {b.bar.source}; measured at k = {b.k}")
+            g["failures"] += 1
+    tc = ET.SubElement(gate, "testcase", classname=f"ragtriage.{name}.gate", name="labels are fresh", time="0")
+    g["tests"] += 1
+    if res.stale:
+        lines = [f"case {s['case']}: label {s['label']} is {s['status']}" for s in map(_stale_fields, res.stale)]
+        ET.SubElement(tc, "failure", message=_x(f"{len(res.stale)} stale label(s); run `ragtriage stale`"),
+                      type="stale").text = _x("\n".join(lines))
+        g["failures"] += 1
+    if res.missing:
+        tc = ET.SubElement(gate, "testcase", classname=f"ragtriage.{name}.gate", name="run is complete", time="0")
+        g["tests"] += 1
+        ET.SubElement(tc, "failure", message=_x(f"{len(res.missing)} case(s) without a result"),
+                      type="incomplete").text = _x(", ".join(res.missing))
+        g["failures"] += 1
+    for key, v in g.items():
+        gate.set(key, str(v))
+    gate.set("time", "0")
+    for key in counts:
+        root.set(key, str(counts[key] + g[key]))
+    root.set("time", f"{total_time:.3f}")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# ---------------------------------------------------------------- judging a run
+
+def judge(doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, chunk_text=None) -> CheckResult:
+    """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
+
+    When the run was made on another version of the test set (the meta hash
+    differs), its stored answers are rescored against the current cases (no
+    system call; ``chunk_text`` looks chunk texts up for the grounding check)
+    and the summary recomputed, so the bars judge the test set as it is now."""
+    from .summary import summarize
+
+    k = run.meta.get("k") or doc.settings.k
+    notes: list[str] = []
+    by_id = {r["id"]: r for r in run.cases}
+    ids = [c.id for c in doc.cases]
+    missing = [cid for cid in ids if cid not in by_id]
+    extra = [cid for cid in by_id if cid not in set(ids)]
+    run_hash = run.meta.get("testset_hash")
+    doc_hash = getattr(doc, "content_hash", None)
+    changed = bool(run_hash and doc_hash and run_hash != doc_hash)
+    summary = run.summary
+    records = [by_id[cid] for cid in ids if cid in by_id]
+    if changed:
+        from .scoring import rescore
+
+        notes.append("the test set changed since this run was made: its answers were rescored against the "
+                     "current cases (no new calls)")
+        records = [rescore(by_id[c.id], c, k, chunk_text or (lambda _id: None), doc.settings)
+                   for c in doc.cases if c.id in by_id]
+        summary = None
+    if extra:
+        notes.append(f"{len(extra)} case(s) of the run are not in the test set any more: left out "
+                     f"({', '.join(extra[:5])}{' …' if len(extra) > 5 else ''})")
+        summary = None
+    if summary is None or missing:
+        if run.summary is None and not changed:
+            notes.append("the run has no summary line (interrupted?): summary recomputed from its cases")
+        summary = summarize(records, k)
+    results = measure(bars, records, summary, k)
+    deep = [b for b in bars if b.k is not None and b.k > k]
+    if deep:
+        depth = max((len(r.get("ranking") or ()) for r in records), default=0)
+        if depth < max(b.k for b in deep):
+            notes.append(f"{', '.join(b.metric for b in deep)}: above the run's k = {k}, measured on the stored "
+                         f"rankings, which are at most {depth} deep (a chunk the system did not return counts as "
+                         "not found)")
+    lines = {}
+    for c in doc.cases:
+        try:
+            lines[c.id] = doc.case_line(c.id)
+        except Exception:  # a document without line info still gets a report
+            pass
+    cases = {c.id: c for c in doc.cases}
+    details = {r["id"]: explain(r, cases.get(r["id"]), k) for r in records
+               if r.get("reason") not in PASSING}
+    meta = {key: v for key, v in run.meta.items() if key != "type"}
+    return CheckResult(str(doc.path), run_label, k, records, summary, results, list(stale), missing, notes,
+                       lines, details, meta)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 
 from .numbers import find_numbers
 
@@ -45,14 +46,20 @@ def _fold(text: str) -> str:
     return text.casefold()
 
 
+@lru_cache(maxsize=256)
+def _folded(phrases: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_fold(p).strip() for p in phrases)
+
+
 def is_abstention(answer: str | None, phrases: Sequence[str]) -> bool:
     """Null, empty, or starting (case-insensitive, after trimming) with a decline phrase."""
     if answer is None:
         return True
-    a = _fold(answer).lstrip(_LEAD)
+    a = answer.lstrip(_LEAD)
     if not a:
         return True
-    return any(a.startswith(_fold(p).strip()) for p in phrases)
+    a = _fold(a[:200])
+    return a.startswith(_folded(tuple(phrases)))
 
 
 def citations(answer: str | None) -> list[str]:
@@ -94,6 +101,11 @@ def is_correct(case, answer: str | None, abstained: bool) -> bool:
     return all(s in answer for s in case.must_contain)
 
 
+@lru_cache(maxsize=1 << 16)
+def _source_numbers(text: str, language: str | None):
+    return find_numbers(text, language)
+
+
 def _fmt(n) -> str:
     return n.text
 
@@ -112,14 +124,23 @@ def check_grounding(
         abstained = is_abstention(answer, decline_phrases(language, decline))
     if abstained:
         return ""
-    cited = citations(answer)
+    cited: list[str] = []
+    pieces: list[str] = []
+    last = 0
+    for m in CITATION.finditer(answer):
+        pieces.append(answer[last:m.start()])
+        last = m.end()
+        g = m.group(1)
+        for cid in (_SPLIT.split(g) if ("," in g or ";" in g) else (g,)):
+            if cid and cid not in cited:
+                cited.append(cid)
     if not cited:
         return "no source"
-    seen = set(prompt_ids)
     for cid in cited:
-        if cid not in seen:
+        if cid not in prompt_ids:
             return f"source outside prompt: {cid}"
-    body = strip_citations(answer)
+    pieces.append(answer[last:])
+    body = " ".join(pieces)
     wanted = find_numbers(body, language)
     if not wanted:
         return ""
@@ -127,7 +148,7 @@ def check_grounding(
     for cid in cited:
         text = chunk_text(cid)
         if text:
-            have.extend(find_numbers(text, language))
+            have.extend(_source_numbers(text, language))
     by_value: dict = {}
     for n in have:
         by_value.setdefault(n.value, []).append(n)

@@ -12,14 +12,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .diagnosis import PASSING, REASONS
 from .schema import SUMMARY_METRICS
 
-GOOD = frozenset({"supported-correct", "appropriate-abstention"})
+GOOD = PASSING        # supported-correct, appropriate-abstention
 NEUTRAL = frozenset({"unlabelled"})  # not scored: neither a failure nor a success
-REASON_ORDER = (
-    "error", "unlabelled", "appropriate-abstention", "unanswerable-answered", "retrieval-miss",
-    "unnecessary-abstention", "wrong-answer", "unsupported-answer", "supported-correct",
-)
+REASON_ORDER = REASONS
 DELTA_METRICS = SUMMARY_METRICS + ("tokens",)
 _HASH_KEYS = ("testset_hash", "testset_sha", "content_hash", "hash")
 
@@ -45,6 +43,8 @@ class RunDiff:
     unchanged: int = 0
     metrics: dict[str, tuple] = field(default_factory=dict)  # name -> (a, b, delta)
     notes: list[str] = field(default_factory=list)
+    edited: list[str] = field(default_factory=list)  # cases whose question or labels differ between the runs
+    reasons: dict[str, tuple[int, int]] = field(default_factory=dict)  # reason -> (cases in A, cases in B)
 
     def of_kind(self, kind: str) -> list[CaseChange]:
         return [c for c in self.changes if c.kind == kind]
@@ -73,11 +73,27 @@ class RunDiff:
             "metrics": {
                 name: {"a": va, "b": vb, "delta": d} for name, (va, vb, d) in self.metrics.items()
             },
+            "reasons": {name: {"a": ca, "b": cb, "delta": cb - ca} for name, (ca, cb) in self.reasons.items()},
+            "edited": list(self.edited),
             "notes": list(self.notes),
         }
 
 
 KINDS = ("regressed", "fixed", "changed", "new", "removed")
+
+
+_CASE_KEYS = ("question", "expected", "expect", "unanswerable")
+
+
+def _label_of(rec: dict, key: str):
+    v = rec.get(key)
+    if key == "expect":
+        return v or "any"
+    if key == "unanswerable":
+        return bool(v)
+    if key == "expected":
+        return list(v or ())
+    return v
 
 
 def testset_hash(meta: dict) -> str | None:
@@ -111,11 +127,16 @@ def _num(v):
 
 
 def diff_runs(a, b) -> RunDiff:
-    """``a``/``b``: loaded runs (:class:`ragtriage.core.runread.LoadedRun`-like:
-    ``path``, ``meta``, ``cases`` (list of dicts with ``id`` and ``reason``), ``summary``)."""
+    """``a``/``b``: loaded runs (:class:`ragtriage.core.runfile.RunFile`: ``path``,
+    ``meta``, ``cases`` (dicts with ``id`` and ``reason``), ``summary``)."""
     d = RunDiff(str(a.path), str(b.path), dict(a.meta), dict(b.meta))
     reasons_a = {c["id"]: c.get("reason") for c in a.cases}
     reasons_b = {c["id"]: c.get("reason") for c in b.cases}
+    recs_b = {c["id"]: c for c in b.cases}
+    for ra in a.cases:
+        rb = recs_b.get(ra["id"])
+        if rb is not None and any(_label_of(ra, f) != _label_of(rb, f) for f in _CASE_KEYS):
+            d.edited.append(ra["id"])
     for cid, ra in reasons_a.items():
         if cid not in reasons_b:
             d.changes.append(CaseChange(cid, ra, None, "removed"))
@@ -130,6 +151,12 @@ def diff_runs(a, b) -> RunDiff:
             d.changes.append(CaseChange(cid, None, rb, "new"))
     rank = {k: i for i, k in enumerate(KINDS)}
     d.changes.sort(key=lambda c: rank[c.kind])  # stable: file order within a kind
+
+    for name in REASON_ORDER + tuple(sorted(set(reasons_a.values()) | set(reasons_b.values()))):
+        ca = sum(1 for r in reasons_a.values() if r == name)
+        cb = sum(1 for r in reasons_b.values() if r == name)
+        if (ca or cb) and name not in d.reasons:
+            d.reasons[name] = (ca, cb)
 
     sa, sb = a.summary or {}, b.summary or {}
     for name in DELTA_METRICS:
@@ -148,6 +175,11 @@ def diff_runs(a, b) -> RunDiff:
             f"the runs were made on different versions of the test set "
             f"({testset_hash(d.meta_a)} vs {testset_hash(d.meta_b)}): "
             "a reason may have changed because a case or its labels changed"
+        )
+    if d.edited:
+        d.notes.append(
+            f"{len(d.edited)} case(s) were edited between the runs (question or labels): "
+            + ", ".join(d.edited[:10]) + (" …" if len(d.edited) > 10 else "")
         )
     ta, tb = a.meta.get("testset"), b.meta.get("testset")
     if ta and tb and ta != tb:
@@ -189,6 +221,10 @@ def _fmt_delta(d, name: str) -> str:
     return f"{sign}{abs(d):.3f}"
 
 
+def _fmt_count(n: int) -> str:
+    return f"+{n}" if n > 0 else ("−" + str(-n) if n < 0 else "0")
+
+
 def headline(d: RunDiff) -> str:
     c = {kind: len(d.of_kind(kind)) for kind in KINDS}
     return (
@@ -214,6 +250,11 @@ def render_text(d: RunDiff) -> str:
         out.append("")
     if not d.changes:
         out.append("No case changed its reason.")
+        out.append("")
+    if d.reasons:
+        out.append(f"{'reason':<24} {'A':>4} {'B':>4} {'Δ':>4}")
+        for name, (ca, cb) in d.reasons.items():
+            out.append(f"{name:<24} {ca:>4} {cb:>4} {_fmt_count(cb - ca):>4}")
         out.append("")
     if d.metrics:
         out.append(f"{'metric':<20} {'A':>8} {'B':>8} {'Δ':>8}")
@@ -242,6 +283,13 @@ def render_markdown(d: RunDiff) -> str:
         for c in items:
             out.append(f"| `{_md_cell(c.id)}` | {c.before or '–'} | {c.after or '–'} |")
         out.append("")
+    if not d.changes:
+        out += ["No case changed its reason.", ""]
+    if d.reasons:
+        out += ["### Reasons", "", "| reason | A | B | Δ |", "|---|---:|---:|---:|"]
+        for name, (ca, cb) in d.reasons.items():
+            out.append(f"| {name} | {ca} | {cb} | {_fmt_count(cb - ca)} |")
+        out.append("")
     if d.metrics:
         out += ["### Metrics", "", "| metric | A | B | Δ |", "|---|---:|---:|---:|"]
         for name, (va, vb, delta) in d.metrics.items():
@@ -252,86 +300,9 @@ def render_markdown(d: RunDiff) -> str:
 
 # ---------------------------------------------------------------- reading
 
-@dataclass
-class LoadedRun:
-    path: str
-    meta: dict
-    cases: list[dict]
-    summary: dict | None
+def load_run(path):
+    """Read a run file (formats.md §4) with the project's reader; bad input raises
+    InputError, located. Returns a :class:`ragtriage.core.runfile.RunFile`."""
+    from .runfile import read_run
 
-
-def load_run(path) -> LoadedRun:
-    """Read a run file (formats.md §4) for comparing; bad input raises InputError, located."""
-    return _read_run_file(path)
-
-
-def _read_run_file(path) -> LoadedRun:
-    """A small strict reader of the run-file format: meta line first, case lines, optional summary."""
-    from pathlib import Path
-
-    import orjson
-
-    from .errors import InputError, Problem
-
-    p = Path(path)
-    name = str(path)
-    if not p.exists():
-        raise InputError(Problem(name, None, "run file not found"))
-    if p.is_dir():
-        raise InputError(Problem(name, None, "is a folder, not a run file"))
-    problems: list[Problem] = []
-    meta: dict | None = None
-    cases: list[dict] = []
-    summary: dict | None = None
-    seen: dict[str, int] = {}
-    with open(p, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            if not raw.strip():
-                continue
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError as e:
-                problems.append(Problem(name, lineno, f"not valid JSON ({e.args[0] if e.args else e})"))
-                if len(problems) >= 20:
-                    break
-                continue
-            if not isinstance(obj, dict):
-                problems.append(Problem(name, lineno, f"expected a JSON object, got {type(obj).__name__}"))
-                continue
-            kind = obj.get("type")
-            if meta is None and kind != "meta":
-                problems.append(Problem(
-                    name, lineno, 'the first line must be the meta line ({"type": "meta", ...}): '
-                    "is this a run file written by `ragtriage run`?", field="type"))
-                break
-            if kind == "meta":
-                if meta is not None:
-                    problems.append(Problem(name, lineno, "a second meta line", field="type"))
-                    continue
-                meta = obj
-            elif kind == "case":
-                cid = obj.get("id")
-                if not isinstance(cid, str) or not cid:
-                    problems.append(Problem(name, lineno, "a case line needs a string id", field="id"))
-                    continue
-                reason = obj.get("reason")
-                if not isinstance(reason, str) or not reason:
-                    problems.append(Problem(name, lineno, "missing", case=cid, field="reason"))
-                    continue
-                if cid in seen:
-                    # a resumed run may repeat a case: the last line wins, as when it was written
-                    cases[seen[cid]] = obj
-                    continue
-                seen[cid] = len(cases)
-                cases.append(obj)
-            elif kind == "summary":
-                summary = obj
-            else:
-                problems.append(Problem(name, lineno, f"unknown line type {kind!r} (meta, case or summary)", field="type"))
-    if meta is None and not problems:
-        problems.append(Problem(name, None, "empty run file (no meta line)"))
-    if problems:
-        raise InputError(problems)
-    return LoadedRun(name, meta, cases, summary)
+    return read_run(path)

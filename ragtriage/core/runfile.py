@@ -152,9 +152,9 @@ class RunWriter:
                 for rec in keep:
                     f.write(orjson.dumps(rec, option=_DUMP))
             os.replace(tmp, self.path)
-            self._f = open(self.path, "ab")
+            self._f = open(self.path, "ab", buffering=1 << 20)
         else:
-            self._f = open(self.path, "wb")
+            self._f = open(self.path, "wb", buffering=1 << 20)
             self._f.write(orjson.dumps(meta, option=_DUMP))
             self._f.flush()
         self.n = len(keep or ())

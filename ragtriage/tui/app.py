@@ -208,6 +208,7 @@ class RagtriageApp(App[int]):
 
     def _corpus_loaded(self, corpus) -> None:
         self.corpus = corpus
+        gc.freeze()  # a million chunks must not be walked by every later collection
         self.refresh_screens()
         self.check_stale()
         self.build_index()
@@ -248,6 +249,7 @@ class RagtriageApp(App[int]):
 
     def _index_built(self, index) -> None:
         self.index = index
+        gc.freeze()
         self.refresh_screens()
 
     # -- one place where edits happen ------------------------------------------------------
@@ -380,6 +382,8 @@ class RagtriageApp(App[int]):
         self.push_screen(HelpScreen(self.screen))
 
     def action_request_quit(self) -> None:
+        if isinstance(self.screen, Choice):
+            return  # a question is open: answer it first
         if self.session is None or not self._dirty():
             self.exit(0)
             return
@@ -417,7 +421,7 @@ class RagtriageApp(App[int]):
             node = active.node
             yield SystemCommand(
                 b.description,
-                f"key: {self.get_key_display(b)}",
+                f"key: {self.get_key_display(b)}" + (f" · {b.tooltip}" if b.tooltip else ""),
                 lambda node=node, action=b.action: self.call_later(self.run_action, action, node),
             )
         yield from super().get_system_commands(screen)

@@ -54,9 +54,32 @@ def test_markdown_appends_to_github_step_summary(cli, tmp_path):
 def test_bad_run_file_exit_2_located(cli, tmp_path):
     a, _ = _pair(tmp_path)
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"type": "meta"}\n{oops\n', encoding="utf-8")
+    bad.write_text('{"type": "meta", "k": 3}\n{oops\n', encoding="utf-8")
     r = cli("diff", a, bad)
     assert r.returncode == 2
     assert f"{bad}:2: not valid JSON" in r.stderr
     assert "Traceback" not in r.stderr
     assert cli("diff", a, tmp_path / "missing.jsonl").returncode == 2
+
+
+def test_diff_of_two_demo_runs_at_k1_and_k3_lists_exactly_the_changed_cases(cli, tmp_path):
+    from tests.conftest import TESTSETS
+
+    runs = {}
+    for k in (1, 3):
+        out = tmp_path / f"k{k}.jsonl"
+        r = cli("run", TESTSETS / "shop-es.yaml", "--k", k, "--out", out, "--quiet")
+        assert r.returncode == 0, r.stderr
+        runs[k] = {rec["id"]: rec["reason"] for rec in map(json.loads, out.read_text(encoding="utf-8").splitlines())
+                   if rec["type"] == "case"}
+    changed = {cid for cid in runs[1] if runs[1][cid] != runs[3][cid]}
+    assert changed, "a deeper cut-off should change some reasons on the demo set"
+    r = cli("diff", tmp_path / "k1.jsonl", tmp_path / "k3.jsonl", "--json", tmp_path / "d.json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert {c["id"] for c in d["cases"]} == changed
+    assert all((c["from"], c["to"]) == (runs[1][c["id"]], runs[3][c["id"]]) for c in d["cases"])
+    assert d["counts"]["unchanged"] == 8 - len(changed)
+    assert "k differs: 1 in run A, 3 in run B" in d["notes"]
+    for cid in changed:
+        assert cid in r.stdout

@@ -215,6 +215,8 @@ def test_trec_run_keeps_order_and_duplicate_slots():
     ("jsonl", '{"id": "a", "question": "q"}\n{"id": "a", "question": "r"}\n', 2, "duplicate id 'a' (first at line 1)"),
     ("jsonl", '{"id": "a", "question": "q", "unanswerable": true, "expected": ["x"]}\n', 1, "unanswerable: true with expected"),
     ("jsonl", '{"question": "q"}\n', 1, "id: is required"),
+    ("jsonl", '{"id": "a", "question": "q", "expeced": ["x"]}\n', 1, "case 'a': expeced: unknown field (did you mean 'expected'?)"),
+    ("jsonl", '{"id": "a", "question": "q", "tags": 3}\n', 1, "tags: Input should be a list"),
     ("csv", "id,question,unanswerable\na,q,maybe\n", 2, "'maybe' is not true/false"),
     ("csv", "id,question\na,q\n\"b,\"x\n", 3, "q"),
     ("csv", "id,text\na,q\n", 1, "no `question` column"),
@@ -258,3 +260,70 @@ def test_binary_empty_and_missing_files(tmp_path, fmt):
     with pytest.raises(InputError, match="not UTF-8") as e:
         read_import(p, fmt)
     assert e.value.problems[0].line == 2
+
+
+# ------------------------------------------------------------------ cross-check with trec_eval
+
+def test_trec_export_scored_by_trec_eval_matches_ragtriage(tmp_path):
+    """Exported qrels + run, scored by trec_eval (pytrec-eval-terrier), give ragtriage's own
+    P@k, recall@k and RR@k per question. The run file writes the given order as scores and
+    a repeated chunk as a never-relevant placeholder, so trec_eval's re-sort by score and
+    its handling of duplicates cannot move anything: duplicates are included here too."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    import random
+
+    from ragtriage.core.exchange import export_qrels
+    from ragtriage.core.metrics import retrieval
+
+    rng = random.Random(7)
+    pool = [f"c{i}" for i in range(40)]
+    cases, records = [], []
+    for i in range(60):
+        expected = tuple(rng.sample(pool, rng.randint(1, 4)))
+        depth = rng.randint(0, 12)
+        ranking = [rng.choice(pool) for _ in range(depth)]  # may repeat ids, may be shorter than k
+        if i % 5 == 0 and ranking:
+            ranking.insert(rng.randrange(len(ranking)), expected[0])
+        cases.append(Case(id=f"q{i}", question=f"question {i}", expected=expected))
+        records.append({"id": f"q{i}", "ranking": ranking})
+    qrels_text, _ = export_qrels(cases)
+    (tmp_path / "x.qrels").write_text(qrels_text, encoding="utf-8")
+    with open(tmp_path / "x.qrels", encoding="utf-8") as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    assert any(len(set(r["ranking"])) < len(r["ranking"]) for r in records)  # duplicates are exercised
+    for k in (1, 3, 5, 10):
+        # RR@k: trec_eval's recip_rank has no cut-off, so it scores the run cut at k
+        cut = [{"id": r["id"], "ranking": r["ranking"][:k]} for r in records]
+        (tmp_path / f"k{k}.run").write_text(export_trec_run(cut), encoding="utf-8")
+        (tmp_path / "full.run").write_text(export_trec_run(records), encoding="utf-8")
+        with open(tmp_path / "full.run", encoding="utf-8") as f:
+            run = pytrec_eval.parse_run(f)
+        with open(tmp_path / f"k{k}.run", encoding="utf-8") as f:
+            run_k = pytrec_eval.parse_run(f)
+        full = pytrec_eval.RelevanceEvaluator(qrels, {f"P.{k}", f"recall.{k}"}).evaluate(run)
+        rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(run_k)
+        compared = 0
+        for case, rec in zip(cases, records):
+            ours = retrieval(rec["ranking"], case.expected, k)
+            if case.id not in full:  # trec_eval leaves out questions with an empty ranking
+                assert rec["ranking"] == []
+                assert ours["precision"] == ours["recall"] == ours["rr"] == 0
+                continue
+            assert full[case.id][f"P_{k}"] == pytest.approx(ours["precision"]), (case.id, k)
+            assert full[case.id][f"recall_{k}"] == pytest.approx(ours["recall"]), (case.id, k)
+            assert rr.get(case.id, {"recip_rank": 0.0})["recip_rank"] == pytest.approx(ours["rr"]), (case.id, k)
+            compared += 1
+        assert compared >= 50
+
+
+@pytest.mark.parametrize("questions, want", [
+    ([c.question for c in load_plain(TESTSETS / "shop-es.yaml").cases], "es"),
+    ([c.question for c in load_plain(TESTSETS / "shop-de.yaml").cases], "de"),
+    (["What is the refund window?", "How long does the delivery take to my house?"], "en"),
+    (["Hoe lang duurt de levering naar mijn huis?", "Kan ik met een kaart betalen als het pakket er is?"], "nl"),
+    (["q1", "q2"], None),
+])
+def test_guess_language(questions, want):
+    from ragtriage.core.exchange import guess_language
+
+    assert guess_language(questions) == want

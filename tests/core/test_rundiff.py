@@ -59,6 +59,8 @@ def test_diff_lists_exactly_the_changed_cases(tmp_path):
     assert not d.testset_changed and d.notes == []
     js = d.to_dict()
     assert js["counts"] == {"regressed": 1, "fixed": 1, "changed": 1, "new": 1, "removed": 1, "unchanged": 2}
+    assert js["reasons"]["retrieval-miss"] == {"a": 2, "b": 1, "delta": -1}
+    assert js["reasons"]["unsupported-answer"] == {"a": 0, "b": 1, "delta": 1}
     assert js["cases"][0] == {"id": "precio-entrega", "from": "supported-correct", "to": "unsupported-answer",
                               "kind": "regressed"}
     text = render_text(d)
@@ -106,6 +108,11 @@ def test_markdown_snapshot(tmp_path):
         "### ✓ Fixed (was failing, now good): 1\n\n"
         "| case | run A | run B |\n|---|---|---|\n"
         "| `q2` | retrieval-miss | supported-correct |\n\n"
+        "### Reasons\n\n"
+        "| reason | A | B | Δ |\n|---|---:|---:|---:|\n"
+        "| retrieval-miss | 1 | 0 | −1 |\n"
+        "| wrong-answer | 0 | 1 | +1 |\n"
+        "| supported-correct | 1 | 1 | 0 |\n\n"
         "### Metrics\n\n"
         "| metric | A | B | Δ |\n|---|---:|---:|---:|\n"
         "| hit | 0.500 | 1.000 | +0.500 |\n"
@@ -115,11 +122,13 @@ def test_markdown_snapshot(tmp_path):
 
 @pytest.mark.parametrize("content, line, message", [
     ('{"type": "case", "id": "q1", "reason": "x"}\n', 1, "first line must be the meta line"),
-    ('{"type": "meta"}\n{"type": "case", "id": "q1"\n', 2, "not valid JSON"),
-    ('{"type": "meta"}\n{"type": "case", "reason": "wrong-answer"}\n', 2, "needs a string id"),
-    ('{"type": "meta"}\n[1, 2]\n', 2, "expected a JSON object"),
-    ('{"type": "meta"}\n{"type": "case", "id": "q1"}\n', 2, "reason: missing"),
-    ('{"type": "meta"}\n{"type": "bogus"}\n', 2, "unknown line type"),
+    ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1"\n\n', 2, "not valid JSON"),
+    ('{"type": "meta", "k": 3}\n{"type": "case", "reason": "wrong-answer"}\n', 2, "id: is required"),
+    ('{"type": "meta", "k": 3}\n[1, 2]\n', 2, "expected a JSON object"),
+    ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1"}\n', 2, "reason: is required"),
+    ('{"type": "meta", "k": 3}\n{"type": "bogus"}\n', 2, "unknown line type"),
+    ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1", "reason": "x"}\n'
+     '{"type": "case", "id": "q1", "reason": "x"}\n', 3, "duplicate case (first at line 2)"),
     ('', None, "empty run file"),
 ])
 def test_bad_run_files_are_located(tmp_path, content, line, message):
@@ -135,3 +144,23 @@ def test_bad_run_files_are_located(tmp_path, content, line, message):
 def test_missing_run_file(tmp_path):
     with pytest.raises(InputError, match="run file not found"):
         load_run(tmp_path / "nope.jsonl")
+
+
+def test_cases_edited_between_the_runs_are_named(tmp_path):
+    a = write_run(tmp_path / "a.jsonl", [("q1", "retrieval-miss"), ("q2", "wrong-answer")], meta={"testset_hash": "x"})
+    b = write_run(tmp_path / "b.jsonl", [("q1", "supported-correct"), ("q2", "wrong-answer")],
+                  meta={"testset_hash": "y"})
+    lines = a.read_text(encoding="utf-8").splitlines()
+    recs = [json.loads(l) for l in lines]
+    recs[1]["expected"] = ["old-chunk"]
+    recs[2]["expected"] = ["c"]
+    a.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    recs = [json.loads(l) for l in b.read_text(encoding="utf-8").splitlines()]
+    recs[1]["expected"] = ["new-chunk"]
+    recs[2]["expected"] = ["c"]
+    recs[2]["expect"] = "any"
+    b.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    d = diff_runs(load_run(a), load_run(b))
+    assert d.edited == ["q1"]
+    assert any("1 case(s) were edited between the runs (question or labels): q1" in n for n in d.notes)
+    assert d.to_dict()["edited"] == ["q1"]

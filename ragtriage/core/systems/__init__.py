@@ -52,6 +52,8 @@ class Context:
         self.doc = doc
         self.settings = doc.settings
         self._corpus = corpus
+        self._corpus_path = getattr(doc, "corpus_path", None)
+        self._texts: dict[str, str | None] = {}
 
     @property
     def language(self) -> str | None:
@@ -65,7 +67,7 @@ class Context:
 
     @property
     def corpus_path(self) -> Path | None:
-        return getattr(self.doc, "corpus_path", None)
+        return self._corpus_path
 
     @property
     def corpus(self):
@@ -95,9 +97,9 @@ class Context:
 
     def chunk_text(self, cid: str) -> str | None:
         """Text of a chunk, from the corpus, else from the test set's labels."""
-        c = self.corpus if self.corpus_path is not None else None
+        c = self.corpus if self._corpus_path is not None else None
         if c is not None:
-            ch = c.get(cid)
+            ch = getattr(c, "_chunks", c).get(cid)
             if ch is not None:
                 return ch.text
         labels = getattr(self.doc, "labels", None) or {}
@@ -105,12 +107,39 @@ class Context:
         return getattr(lab, "text", None) if lab is not None else None
 
 
+_STR = {str}
+_NUM = {int, float}
+
+
 def _is_id_list(v) -> bool:
-    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+    if type(v) is not list:
+        return False
+    try:
+        "".join(v)  # C-speed check that every item is a str
+    except TypeError:
+        return False
+    return True
 
 
 def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    return (type(v) is int or type(v) is float) and math.isfinite(v)
+
+
+def _is_scores(v) -> bool:
+    return type(v) is list and set(map(type, v)) <= _NUM and all(map(math.isfinite, v))
+
+
+_CHECKS = {
+    "ranking": _is_id_list,
+    "prompt_ids": _is_id_list,
+    "scores": _is_scores,
+    "answer": lambda x: type(x) is str,
+    "supported": lambda x: type(x) is bool or x is None,
+    "tokens": lambda x: type(x) is int and x >= 0,
+    "latency_ms": _is_number,
+    "error": lambda x: type(x) is str,
+    "id": lambda x: type(x) is str,
+}
 
 
 def coerce_result(obj) -> dict:
@@ -123,27 +152,21 @@ def coerce_result(obj) -> dict:
         obj = dataclasses.asdict(obj)
     elif not isinstance(obj, dict):
         obj = {f: getattr(obj, f) for f in (*RESULT_TYPES, "id") if hasattr(obj, f)}
-    out = dict(obj)
+    checks = _CHECKS
     for f, v in obj.items():
-        if v is None and f != "supported":
+        if v is None:
             continue
-        ok = {
-            "ranking": _is_id_list, "prompt_ids": _is_id_list,
-            "scores": lambda x: isinstance(x, list) and all(_is_number(s) for s in x),
-            "answer": lambda x: isinstance(x, str),
-            "supported": lambda x: isinstance(x, bool) or x is None,
-            "tokens": lambda x: isinstance(x, int) and not isinstance(x, bool) and x >= 0,
-            "latency_ms": _is_number,
-            "error": lambda x: isinstance(x, str),
-            "id": lambda x: isinstance(x, str),
-        }.get(f)
+        ok = checks.get(f)
         if ok is not None and not ok(v):
             raise ValueError(f"{f}: must be {RESULT_TYPES.get(f, 'a string')}, got {_short(v)}")
-    if out.get("supported") is None:
-        out.pop("supported", None)
-    sc, rk = out.get("scores"), out.get("ranking")
-    if sc is not None and len(sc) != len(rk or []):
-        raise ValueError(f"scores: {len(sc)} scores for {len(rk or [])} ranked chunks (must be the same length)")
+    out = obj if type(obj) is dict else dict(obj)
+    if "supported" in out and out["supported"] is None:
+        out = dict(out)
+        del out["supported"]
+    sc = out.get("scores")
+    if sc is not None and len(sc) != len(out.get("ranking") or ()):
+        raise ValueError(f"scores: {len(sc)} scores for {len(out.get('ranking') or [])} ranked chunks "
+                         "(must be the same length)")
     return out
 
 
@@ -171,7 +194,7 @@ def make_system(spec: str, ctx: Context, **options):
     if spec.startswith("python:"):
         from .python import PythonSystem
 
-        return PythonSystem(spec[len("python:"):], ctx)
+        return PythonSystem(spec[len("python:"):], ctx, workers=options.get("concurrency") or 8)
     if spec.startswith(("http://", "https://")):
         from .http import HttpSystem
 

@@ -4,7 +4,7 @@ deterministic extractive answerer. Offline, no model, no key.
 The answerer takes, from the top-k chunks, the sentence that shares the most
 content words with the question (words compared by their first five letters,
 so ``devolver`` meets ``devolución``), and cites its chunk as ``[id]``. When
-that sentence shares less than half of the question's content words, nothing
+that sentence shares less than a quarter of the question's content words, nothing
 matches well and it declines with the test set's first decline phrase.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from . import Context, approx_tokens
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 STEM = 5
-MIN_OVERLAP = 0.5
+MIN_OVERLAP = 0.25
 DEPTH = 20  # ranking depth kept, so retrieval at any k up to it needs no new call
 
 

@@ -1,10 +1,12 @@
 """``http://HOST/PATH`` — POST ``{"id", "question", "k"}``, answer a §3 object."""
 from __future__ import annotations
 
-import httpx
+import asyncio
+
 import orjson
 
 from . import CaseError, Context, coerce_result
+from .wire import HttpPool, WireError
 
 
 def _snippet(body: bytes, n: int = 120) -> str:
@@ -12,18 +14,27 @@ def _snippet(body: bytes, n: int = 120) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
-def parse_answer(resp: httpx.Response, what: str) -> dict:
-    """A §3 dict from a response, or CaseError with a cause a person can act on."""
-    if resp.status_code >= 400:
-        retry = resp.status_code >= 500 or resp.status_code in (408, 429)
-        raise CaseError(f"{what} answered HTTP {resp.status_code}: {_snippet(resp.content)}", retry=retry)
+def parse_answer(status: int, content: bytes, what: str) -> dict:
+    """A JSON object from an answer, or CaseError with a cause a person can act on."""
+    if status >= 400:
+        retry = status >= 500 or status in (408, 429)
+        raise CaseError(f"{what} answered HTTP {status}: {_snippet(content)}", retry=retry)
     try:
-        obj = orjson.loads(resp.content)
+        obj = orjson.loads(content)
     except orjson.JSONDecodeError:
-        raise CaseError(f"{what} answered malformed JSON: {_snippet(resp.content)!r}", retry=True) from None
+        raise CaseError(f"{what} answered malformed JSON: {_snippet(content)!r}", retry=True) from None
     if not isinstance(obj, dict):
         raise CaseError(f"{what} answered {type(obj).__name__}, expected a JSON object")
     return obj
+
+
+async def post_json(pool: HttpPool, url: str, body: bytes) -> tuple[int, bytes]:
+    """POST with network failures turned into retryable CaseErrors (no secrets in the text)."""
+    try:
+        return await pool.post(url, body)
+    except (OSError, WireError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError) as e:
+        detail = e.strerror if isinstance(e, OSError) and e.strerror else (str(e) or type(e).__name__)
+        raise CaseError(f"{url}: {detail}", retry=True) from None
 
 
 class HttpSystem:
@@ -32,27 +43,21 @@ class HttpSystem:
         self.spec = url
         self.warnings: list = []
         self.timeout = timeout
-        self._client: httpx.AsyncClient | None = None
+        self._pool: HttpPool | None = None
 
     def prepare(self) -> None:
         pass
 
     @property
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
-            self._client = httpx.AsyncClient(timeout=self.timeout, limits=limits, trust_env=False)
-        return self._client
+    def pool(self) -> HttpPool:
+        if self._pool is None:
+            self._pool = HttpPool(self.url)
+        return self._pool
 
     async def ask(self, case, k: int) -> dict:
         body = orjson.dumps({"id": case.id, "question": case.question, "k": k})
-        try:
-            resp = await self.client.post(self.url, content=body, headers={"content-type": "application/json"})
-        except httpx.TimeoutException:
-            raise CaseError(f"{self.url} did not answer within {self.timeout:g} s", retry=True) from None
-        except httpx.HTTPError as e:
-            raise CaseError(f"{self.url}: {type(e).__name__}: {e}", retry=True) from None
-        obj = parse_answer(resp, self.url)
+        status, content = await post_json(self.pool, self.url, body)
+        obj = parse_answer(status, content, self.url)
         try:
             return coerce_result(obj)
         except ValueError as e:
@@ -62,6 +67,6 @@ class HttpSystem:
         return 0
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._pool is not None:
+            await self._pool.aclose()
+            self._pool = None

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 
-import httpx
 import orjson
 
 from ..errors import InputError, Problem
 from . import CaseError, Context, approx_tokens, make_system
-from .http import parse_answer
+from .http import parse_answer, post_json
+from .wire import HttpPool
 
 SYSTEM_PROMPT = (
     "You answer questions using only the sources given. Cite every source you use by "
@@ -51,20 +51,17 @@ class OpenAISystem:
         self._key = os.environ.get(api_key_env) or None
         self.retriever = make_system(retriever or "builtin", ctx, timeout=timeout)
         self.warnings = list(getattr(self.retriever, "warnings", []))
-        self._client: httpx.AsyncClient | None = None
+        self._pool: HttpPool | None = None
 
     def prepare(self) -> None:
         self.retriever.prepare()
 
     @property
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            headers = {"content-type": "application/json"}
-            if self._key:
-                headers["authorization"] = f"Bearer {self._key}"
-            self._client = httpx.AsyncClient(timeout=self.timeout, headers=headers, trust_env=False,
-                                             limits=httpx.Limits(max_connections=None))
-        return self._client
+    def pool(self) -> HttpPool:
+        if self._pool is None:
+            headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
+            self._pool = HttpPool(self.url, headers)
+        return self._pool
 
     def _prompt(self, ranking: list[str], k: int) -> list[tuple[str, str]]:
         out = []
@@ -80,13 +77,8 @@ class OpenAISystem:
         prompt = self._prompt(ranking, k)
         messages = build_messages(case.question, prompt, self.ctx.decline[0])
         body = orjson.dumps({"model": self.model, "messages": messages, "temperature": 0})
-        try:
-            resp = await self.client.post(self.url, content=body)
-        except httpx.TimeoutException:
-            raise CaseError(f"{self.url} did not answer within {self.timeout:g} s", retry=True) from None
-        except httpx.HTTPError as e:
-            raise CaseError(f"{self.url}: {type(e).__name__}", retry=True) from None
-        obj = parse_answer(resp, self.url)
+        status, content = await post_json(self.pool, self.url, body)
+        obj = parse_answer(status, content, self.url)
         try:
             answer = obj["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
@@ -109,7 +101,7 @@ class OpenAISystem:
         return approx_tokens(case.question, ())
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._pool is not None:
+            await self._pool.aclose()
+            self._pool = None
         await self.retriever.aclose()

@@ -1,0 +1,145 @@
+"""``ragtriage stale TESTSET [--corpus NEW_CHUNKS] [--fix] [--json PATH]`` (staleness.md).
+
+Prints, per case with a stale label, each affected label with its status, its
+candidates and scores, and whether the fix is automatic or needs a person; then
+one count line. ``--fix`` applies the automatic fixes through the test-set
+document (comments and untouched lines kept) and saves. Exit 0 when no stale
+label remains, 1 when some do, 2 on bad input.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+BIG = 64 << 20   # a corpus this size or larger shows progress
+
+
+def _progress(path: Path | None):
+    """A progress callback: a rich bar on a terminal, a few plain lines otherwise; None for
+    small corpora. Returns (callback, close)."""
+    try:
+        size = path.stat().st_size if path is not None else 0
+    except OSError:
+        size = 0
+    if size < BIG:
+        return None, lambda: None
+    if sys.stderr.isatty():
+        from rich.console import Console
+        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+        bar = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                       console=Console(stderr=True), transient=True)
+        bar.start()
+        tasks: dict[str, int] = {}
+
+        def cb(phase, done, total):
+            if phase not in tasks:
+                label = "reading chunks" if phase == "scan" else "finding similar chunks"
+                tasks[phase] = bar.add_task(label, total=total)
+            bar.update(tasks[phase], completed=done)
+
+        return cb, bar.stop
+    state = {"next": {}}
+
+    def plain(phase, done, total):
+        nxt = state["next"].get(phase, 0.25)
+        if total and done / total >= nxt:
+            what = "read" if phase == "scan" else "similar chunks: read"
+            print(f"stale: {what} {done >> 20} of {total >> 20} MB ({done * 100 // total}%)", file=sys.stderr,
+                  flush=True)
+            state["next"][phase] = nxt + 0.25
+
+    return plain, lambda: None
+
+
+def _fmt_cands(e) -> str:
+    if not e.candidates:
+        return "no candidate"
+    parts = [f"{cid} ({score:.2f})" for cid, score in e.candidates]
+    if e.status in ("split",) or (e.status == "changed" and e.expect == "all"):
+        return " + ".join(parts) + ", expect: all"
+    return ", ".join(parts)
+
+
+def _what(e) -> str:
+    if e.fixed:
+        return "fixed"
+    if e.fix == "auto":
+        return "auto"
+    return "review"
+
+
+def render(report, doc, corpus: str, fixed: int | None = None) -> str:
+    """The human-readable report."""
+    lines = []
+    n_chunks = f"{report.chunks:,} chunks"
+    lines.append(f"{doc.path}: labels against {corpus} ({n_chunks})")
+    by_case: dict[str, list] = {}
+    for e in report.labels:
+        if e.stale:
+            by_case.setdefault(e.case, []).append(e)
+    if by_case:
+        lines.append("")
+    wid = max((len(e.label) for es in by_case.values() for e in es), default=0)
+    for case, es in by_case.items():
+        try:
+            where = f"{doc.path}:{doc.case_line(case)}: "
+        except (KeyError, AttributeError):
+            where = ""
+        lines.append(f"{where}case {case!r}")
+        for e in es:
+            arrow = "→" if e.candidates else " "
+            mark = "✓" if e.fixed else "✗"
+            lines.append(f"  {mark} {e.label:<{wid}}  {e.status:<10} {arrow} {_fmt_cands(e)}  [{_what(e)}]")
+    counts = report.counts
+    total = sum(counts.values())
+    line = f"{total} label{'s' if total != 1 else ''}: " + ", ".join(f"{n} {s}" for s, n in counts.items())
+    remaining = report.remaining
+    auto = [e for e in report.labels if e.fix == "auto" and not e.fixed]
+    review = [e for e in remaining if e.fix != "auto"]
+    if not report.stale:
+        line += " (no stale label)"
+    elif fixed is not None:
+        line += f"; {fixed} fixed and saved, {len(review)} need review"
+    else:
+        line += f"; {len(auto)} fixable automatically (--fix), {len(review)} need review"
+    if review:
+        line += f" (ragtriage edit {doc.path})"
+    lines.append("")
+    lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _write_json(path: str, text: str) -> None:
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(target)
+
+
+def main(args) -> int:
+    from ..core import staleness
+    from ..core.document import TestSetDocument
+    from ..core.errors import CorpusError, Problem
+
+    doc = TestSetDocument.load(args.testset)
+    corpus = Path(args.corpus) if args.corpus else doc.corpus_path
+    if corpus is None:
+        raise CorpusError(Problem(str(doc.path), None, "no chunks file: the test set has no `corpus:` "
+                                  "(give the new chunks with --corpus)", field="corpus"))
+    cb, close = _progress(corpus)
+    try:
+        report = staleness.check(doc, corpus, progress=cb)
+    finally:
+        close()
+    fixed = None
+    if args.fix:
+        fixed = report.apply_fixes(doc)
+        if fixed:
+            doc.save()
+    out = render(report, doc, str(args.corpus or corpus), fixed)
+    sys.stdout.write(out)
+    if args.json:
+        _write_json(args.json, report.to_json())
+    return 1 if report.remaining else 0

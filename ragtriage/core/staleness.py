@@ -1,0 +1,949 @@
+"""Stale labels after re-chunking (staleness.md): detect, propose, fix what is safe.
+
+Every chunk id a case expects has a remembered label (``labels`` in the test
+set: fingerprint, text, and where known ``doc``/``start``/``end``). This module
+judges each (case, label) against a *new* chunks file alone, streaming it, and
+says per label:
+
+========== ====================================================== ==========
+status     meaning                                                 fix
+========== ====================================================== ==========
+ok         same id, same normalised text                          none
+moved      id gone; the same text is under another id             auto
+changed    id exists with other text (a reused id)                auto when one chunk holds
+                                                                  the whole remembered text,
+                                                                  else review
+merged     the remembered text lies inside a larger chunk         auto (one chunk) / review
+split      the text is spread over consecutive chunks             review (``expect: all``)
+missing    no chunk holds the text; similar chunks ranked         review
+unrecorded no remembered text, the id exists                      auto (record it)
+unknown    no remembered text, the id is absent; chunks similar   review
+           to the case's question ranked
+========== ====================================================== ==========
+
+API (used by ``ragtriage stale``, by ``validate`` and by the ``check`` gate)::
+
+    from ragtriage.core import staleness
+    report = staleness.check(doc, corpus_path=None, progress=None, cancel=None)
+    report.labels        # [StaleEntry(case, label, status, candidates=[(id, score)], fix, expect)]
+    report.counts        # {status: n}, zero counts omitted, in STATUSES order
+    report.stale         # the entries whose status is not "ok"
+    report.remaining     # stale entries not resolved by apply_fixes (all of them before)
+    report.to_dict() / report.to_json()   # the --json shape of staleness.md
+    n = report.apply_fixes(doc)           # edits through the document; caller saves
+
+    # the same on plain data (no YAML): cases as (id, question, expected ids)
+    report = staleness.check_labels(cases, labels, corpus_path_or_chunks)
+
+``progress(phase, done_bytes, total_bytes)`` is called per 4 MB read (phase is
+"scan" or "similar"); ``cancel`` is a ``threading.Event`` checked as often, and
+raises :class:`Cancelled`.
+
+How it stays linear in the corpus: one pass computes each chunk's fingerprint
+(hash lookup against the remembered fingerprints: ``ok``/``moved``/``changed``)
+and intersects its words with an index of *anchor* words (rare interior words
+of the remembered texts, at least one every :data:`GAP` characters); only the
+few labels an anchor points at are compared as substrings (remembered text
+inside the chunk: ``merged``; chunk overlapping the text: a ``split`` piece;
+the neighbouring chunks of a piece are checked too, so short edge pieces are
+found). Spans (``doc``/``start``/``end``) on both sides are indexed per
+document. A second pass runs only when some labels need similarity candidates
+(``missing``, ``unknown``, ``changed`` with no holder) and keeps a bounded
+top-n per label. Memory: the labels and their indexes, never the corpus.
+
+Scores: 1.0 is the remembered text exactly. Text and span candidates score the
+character overlap |remembered ∩ chunk| / |remembered ∪ chunk| (a chunk twice
+as long as the text it holds scores 0.5); similarity candidates score the
+idf-weighted share of the label's rare words found in the chunk.
+
+Text is compared after :func:`ragtriage.core.text.normalize_text` (NFC, case
+folding, whitespace collapsed): a re-chunking that moves line breaks is ``ok``.
+Text evidence (identical or containing chunks) comes before span evidence, so
+an edited document whose paragraphs shifted is still judged by what they say;
+spans decide when the text was normalised differently by the new chunker.
+"""
+from __future__ import annotations
+
+import hashlib
+import heapq
+import math
+import re
+import unicodedata
+from bisect import bisect_left
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import orjson
+
+from .corpus import Chunk, iter_chunks
+from .errors import CorpusError, Problem
+from .text import normalize_text
+
+STATUSES = ("ok", "moved", "changed", "merged", "split", "missing", "unrecorded", "unknown")
+GAP = 80          # an anchor word at least every GAP characters of a remembered text
+TOP_N = 3         # similarity candidates per label
+MAX_HOLDERS = 8   # identical / containing chunks kept per label
+MAX_PIECES = 64   # split pieces kept per label
+_WORD = re.compile(r"\w+")
+_STOP = frozenset(
+    "the a an and or of to in on at for by with from as is are was were be been it its this that these those "
+    "what which who how when where why do does did can could should would will not no yes if then than so "
+    "you your i we our they their he she his her them there here into about also use used using".split()
+)
+
+
+class Cancelled(Exception):
+    """The caller's cancel event was set; nothing was changed."""
+
+
+@dataclass
+class StaleEntry:
+    """One expected chunk of one case, judged against the new corpus."""
+
+    case: str
+    label: str
+    status: str
+    candidates: list[tuple[str, float]] = field(default_factory=list)
+    fix: str | None = None            # "auto" | "review" | None
+    expect: str | None = None         # proposed `expect` ("all" for a split), else None
+    fixed: bool = False               # set by apply_fixes
+
+    @property
+    def stale(self) -> bool:
+        return self.status != "ok"
+
+    def to_dict(self) -> dict:
+        return {
+            "case": self.case,
+            "label": self.label,
+            "status": self.status,
+            "candidates": [{"id": i, "score": s} for i, s in self.candidates],
+            "fix": self.fix,
+        }
+
+
+@dataclass
+class StaleReport:
+    labels: list[StaleEntry]
+    corpus: str | None = None          # the chunks file judged against
+    corpus_hash: str | None = None     # its content hash (recorded in fixed labels)
+    chunks: int = 0                    # chunks read
+    _found: dict = field(default_factory=dict, repr=False)  # chunk id -> Chunk, for auto fixes
+
+    @property
+    def counts(self) -> dict[str, int]:
+        n = {s: 0 for s in STATUSES}
+        for e in self.labels:
+            n[e.status] += 1
+        return {s: v for s, v in n.items() if v}
+
+    @property
+    def stale(self) -> list[StaleEntry]:
+        return [e for e in self.labels if e.status != "ok"]
+
+    @property
+    def remaining(self) -> list[StaleEntry]:
+        """Stale entries that no fix has resolved: the exit status is judged on these."""
+        return [e for e in self.labels if e.status != "ok" and not e.fixed]
+
+    @property
+    def auto(self) -> list[StaleEntry]:
+        return [e for e in self.labels if e.fix == "auto"]
+
+    def to_dict(self) -> dict:
+        return {"labels": [e.to_dict() for e in self.labels], "counts": self.counts}
+
+    def to_json(self) -> str:
+        return orjson.dumps(self.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n"
+
+    # -------------------------------------------------------------- fixes
+
+    def fix_plan(self) -> tuple[dict[str, list[str]], dict[str, dict]]:
+        """(case id -> new expected list, chunk id -> label to record) for the automatic fixes."""
+        target: dict[tuple[str, str], str] = {}
+        for e in self.labels:
+            if e.fix == "auto":
+                target[(e.case, e.label)] = e.label if e.status == "unrecorded" else e.candidates[0][0]
+        # A label is keyed by chunk id: a fix must not overwrite the remembered text of an id
+        # that another case still expects with its old meaning (a stale label left for review).
+        while True:
+            kept = {e.label for e in self.labels if e.status != "ok" and (e.case, e.label) not in target}
+            clash = [e for e in self.labels if (e.case, e.label) in target and target[(e.case, e.label)] in kept
+                     and target[(e.case, e.label)] != e.label]
+            if not clash:
+                break
+            for e in clash:
+                del target[(e.case, e.label)]
+                e.fix = "review"
+        when = _now()
+        new_expected: dict[str, list[str]] = {}
+        record: dict[str, dict] = {}
+        by_case: dict[str, list[StaleEntry]] = {}
+        for e in self.labels:
+            by_case.setdefault(e.case, []).append(e)
+        for case, entries in by_case.items():
+            out, changed = [], False
+            for e in entries:
+                t = target.get((case, e.label), e.label)
+                changed |= t != e.label
+                if t not in out:
+                    out.append(t)
+                if (case, e.label) in target:
+                    ch = self._found.get(t)
+                    if ch is not None:
+                        record[t] = {"sha": _fp(normalize_text(ch.text)), "text": ch.text, "doc": ch.doc,
+                                     "start": ch.start, "end": ch.end, "when": when, "corpus": self.corpus_hash}
+            if changed:
+                new_expected[case] = out
+        return new_expected, record
+
+    def apply_fixes(self, doc) -> int:
+        """Apply the automatic fixes through the test-set document (no save). Returns the
+        number of (case, label) entries fixed; marks them ``fixed``."""
+        new_expected, record = self.fix_plan()   # may turn a clashing "auto" into "review"
+        for case, expected in new_expected.items():
+            doc.update_case(case, expected=expected)
+        for cid, lab in record.items():
+            doc.set_label(cid, lab)
+        still = {c for case in doc.cases for c in case.expected}
+        for e in self.labels:
+            if e.fix == "auto" and e.label not in still and e.label in doc.labels:
+                doc.set_label(e.label, None)
+        n = 0
+        for e in self.labels:
+            if e.fix == "auto":
+                e.fixed = True
+                n += 1
+        return n
+
+
+# ------------------------------------------------------------------ internals
+
+
+def _now() -> str:
+    """UTC time for a label's ``when``; ``SOURCE_DATE_EPOCH`` fixes it (reproducible files, tests)."""
+    import os
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    t = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch and epoch.isdigit() else datetime.now(timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _fp(norm: str) -> str:
+    return hashlib.blake2b(norm.encode("utf-8"), digest_size=6).hexdigest()
+
+
+class _Label:
+    """What we know about one remembered label, and the evidence gathered for it."""
+
+    __slots__ = ("id", "t", "fp", "doc", "start", "end", "has_text", "own", "own_norm", "exact",
+                 "holders", "pieces", "spans", "questions", "near", "n_anchors", "raw")
+
+    def __init__(self, cid: str, lab):
+        get = (lambda k: lab.get(k)) if isinstance(lab, Mapping) else (lambda k: getattr(lab, k, None))
+        self.id = cid
+        text, sha = (get("text"), get("sha")) if lab is not None else (None, None)
+        self.has_text = isinstance(text, str) and bool(text.strip())
+        self.t = normalize_text(text) if self.has_text else None
+        self.raw = text if self.has_text else None
+        self.fp = _fp(self.t) if self.has_text else (sha if isinstance(sha, str) and sha else None)
+        doc, start, end = (get("doc"), get("start"), get("end")) if lab is not None else (None, None, None)
+        ok_span = isinstance(doc, str) and isinstance(start, int) and isinstance(end, int) and end > start
+        self.doc = doc if isinstance(doc, str) else None
+        self.start, self.end = (start, end) if ok_span else (None, None)
+        self.own: Chunk | None = None       # the chunk with this id in the new corpus
+        self.own_norm: str | None = None
+        self.exact: list[Chunk] = []        # other chunks with the same fingerprint
+        self.holders: list[Chunk] = []      # chunks whose text contains the remembered text
+        self.pieces: dict[int, tuple[Chunk, int, int]] = {}  # seq -> (chunk, a, b) in t coordinates
+        self.spans: list[tuple[Chunk, int, int]] = []        # span overlaps, label coordinates
+        self.questions: list[str] = []
+        self.near: list[tuple] = []         # heap of (score, chunk id): chunks sharing an anchor
+        self.n_anchors = 0
+
+    def near_hit(self, cid: str, n: int, seq: int, c: str) -> None:
+        """A chunk shares ``n`` of the text's rare trigrams but holds none of it: an edited
+        version, perhaps. The best few (with their text) are candidates if nothing holds it."""
+        _push(self.near, (n / max(self.n_anchors, 1), -seq, cid, c))
+
+
+def _push(heap: list, item: tuple) -> None:
+    if len(heap) < TOP_N:
+        heapq.heappush(heap, item)
+    elif item > heap[0]:
+        heapq.heapreplace(heap, item)
+
+
+def _relate(c: str, t: str, q: int = 16):
+    """How chunk text ``c`` overlaps remembered text ``t`` (both normalised): "holds",
+    an interval (a, b) of ``t`` that ``c`` covers, or None. Edge overlaps shorter than
+    ``q`` characters are not looked for here (see :func:`_relate_near`)."""
+    lc, lt = len(c), len(t)
+    if lc >= lt:
+        if t in c:
+            return "holds"
+    else:
+        i = t.find(c)
+        if i >= 0:
+            return (i, i + lc)
+    q = min(q, lt, lc)
+    best = None
+    head = t[:q]
+    i = c.find(head)
+    while i >= 0:
+        if t.startswith(c[i:]):
+            best = (0, lc - i)
+            break
+        i = c.find(head, i + 1)
+    tail = t[-q:]
+    j = c.rfind(tail)
+    while j >= 0:
+        if t.endswith(c[:j + q]):
+            if best is None or j + q > best[1] - best[0]:
+                best = (lt - j - q, lt)
+            break
+        j = c.rfind(tail, 0, j + q - 1)
+    return best
+
+
+def _relate_near(c: str, t: str):
+    """Like :func:`_relate` but finds edge overlaps of any length (for a neighbour of a
+    piece already found, where a short overlap is meaningful)."""
+    r = _relate(c, t)
+    if r is not None:
+        return r
+    lc, lt = len(c), len(t)
+    best = None
+    i = c.find(t[0], max(0, lc - lt))          # suffix of c == prefix of t
+    while i >= 0:
+        if t.startswith(c[i:]):
+            best = (0, lc - i)
+            break
+        i = c.find(t[0], i + 1)
+    j = c.rfind(t[-1], 0, min(lc, lt))        # prefix of c == suffix of t
+    while j >= 0:
+        if t.endswith(c[:j + 1]):
+            if best is None or j + 1 > best[1] - best[0]:
+                best = (lt - j - 1, lt)
+            break
+        j = c.rfind(t[-1], 0, j)
+    return best
+
+
+def _covers(t: str, intervals) -> bool:
+    """Do the intervals cover ``t``, allowing gaps that are only whitespace (chunk edges)?"""
+    end = 0
+    for a, b in sorted(intervals):
+        if a > end and t[end:a].strip():
+            return False
+        end = max(end, b)
+    return not t[end:].strip()
+
+
+def _covers_span(length: int, intervals) -> bool:
+    end = 0
+    for a, b in sorted(intervals):
+        if a > end:
+            return False
+        end = max(end, b)
+    return end >= length
+
+
+def _dice(a: str, b: str) -> float:
+    """Word overlap of two normalised texts, 2|A∩B| / (|A| + |B|) over word counts; below 1
+    unless the texts are the same."""
+    from collections import Counter
+
+    ca, cb = Counter(a.split()), Counter(b.split())
+    n = sum(ca.values()) + sum(cb.values())
+    score = 2 * sum((ca & cb).values()) / n if n else 0.0
+    return 1.0 if a == b else min(round(score, 3), 0.999)
+
+
+def _jaccard(lt: int, lc: int, overlap: int) -> float:
+    u = lt + lc - overlap
+    return round(overlap / u, 3) if u else 1.0
+
+
+class _Meter:
+    """Counts and hashes the bytes read, reports progress, honours the cancel event."""
+
+    def __init__(self, total: int, phase: str, progress, cancel):
+        self.h = hashlib.blake2b(digest_size=6)
+        self.done = 0
+        self.total = total
+        self.phase = phase
+        self.progress = progress
+        self.cancel = cancel
+
+    def update(self, block: bytes) -> None:
+        self.h.update(block)
+        self.done += len(block)
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled()
+        if self.progress is not None:
+            self.progress(self.phase, self.done, self.total)
+
+    def hexdigest(self) -> str:
+        return self.h.hexdigest()
+
+
+def _lines(path: Path, meter: _Meter) -> Iterator[tuple[int, bytes]]:
+    lineno = 0
+    rest = b""
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(1 << 22)
+            if not block:
+                break
+            meter.update(block)
+            parts = (rest + block).split(b"\n")
+            rest = parts.pop()
+            for raw in parts:
+                lineno += 1
+                yield lineno, raw
+    if rest:
+        yield lineno + 1, rest
+
+
+def _records(corpus, phase: str, progress, cancel) -> tuple[Iterator, _Meter | None]:
+    """(iterator of ``(line, id, text, record)``, meter). ``record`` is the parsed dict (or
+    the Chunk when ``corpus`` is an iterable of chunks). A bad line is reported exactly as
+    :func:`~ragtriage.core.corpus.iter_chunks` words it."""
+    if not isinstance(corpus, (str, Path)):
+        return ((ch.line, ch.id, ch.text, ch) for ch in corpus), None
+    path = Path(corpus)
+    if not path.is_file():
+        for _ in iter_chunks(path):   # raises the located CorpusError (missing file, folder)
+            pass
+    meter = _Meter(path.stat().st_size, phase, progress, cancel)
+    return _parse(path, meter), meter
+
+
+def _parse(path: Path, meter: _Meter):
+    loads = orjson.loads
+    for lineno, raw in _lines(path, meter):
+        if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        if not raw or raw.isspace():
+            continue
+        try:
+            obj = loads(raw)
+            cid = obj["id"]
+            text = obj["text"]
+            if type(cid) is not str or type(text) is not str or not cid.strip():
+                raise ValueError
+        except Exception:
+            _bad_line(path, lineno)
+        yield lineno, cid, text, obj
+
+
+def _bad_line(path: Path, lineno: int):
+    """Let the corpus reader word the problem with the line, so every command says the same."""
+    for _ in iter_chunks(path):
+        pass
+    raise CorpusError(Problem(str(path), lineno, "not a chunk (expected {\"id\": ..., \"text\": ...})"))
+
+
+def _chunk(rec, lineno: int) -> Chunk:
+    if isinstance(rec, Chunk):
+        return rec
+    start, end = rec.get("start"), rec.get("end")
+    return Chunk(rec["id"], rec["text"], rec.get("doc"), start if isinstance(start, int) else None,
+                 end if isinstance(end, int) else None, None, lineno)
+
+
+def _grams(toks: list[str]) -> list[tuple]:
+    inner = toks[1:-1]
+    return list(zip(inner, inner[1:], inner[2:]))
+
+
+def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
+    """Rare interior word trigrams of each remembered text, at least one per GAP characters
+    (the first and last word are left out: an old chunk may have cut them mid-word).
+
+    Each chosen trigram is indexed with its neighbour (the one starting a word later), so a
+    chunk only needs to be probed at every other word: one of the two starts at an even word
+    of the chunk. Anchors are indexed as written in the label and as normalised, because
+    chunks are probed on their raw words (normalising every chunk costs too much)."""
+    from collections import Counter
+    from itertools import chain
+
+    df = Counter(chain.from_iterable(set(_grams(st.t.split())) for st in states))
+    wdf = Counter(chain.from_iterable(set(st.t.split()) for st in states))
+    index: dict[tuple, list[int]] = {}
+    for li, st in enumerate(states):
+        toks = st.t.split()
+        grams = _grams(toks)
+        if not grams:
+            continue  # fewer than 5 words: found by fingerprint only
+        raw = st.raw.split()
+        best: dict[int, tuple] = {}
+        pos = len(toks[0]) + 1
+        for j, g in enumerate(grams, start=1):
+            b = pos // GAP
+            key = (df[g], wdf[g[0]] + wdf[g[1]] + wdf[g[2]])
+            cur = best.get(b)
+            if cur is None or key < cur[0]:
+                best[b] = (key, j)
+            pos += len(g[0]) + 1
+        same = len(raw) == len(toks)
+        last = len(grams)   # word index of the last interior trigram
+        keys = set()
+        for _, j in best.values():
+            for k in ((j, j + 1) if j < last else (j - 1, j)):
+                if k >= 1:
+                    keys.add(tuple(toks[k:k + 3]))
+                    if same:
+                        keys.add(tuple(raw[k:k + 3]))
+        for g in keys:
+            index.setdefault(g, []).append(li)
+        st.n_anchors = len(best)
+    return index
+
+
+def _split_norm(text: str) -> list[str]:
+    """The words of :func:`normalize_text` (``" ".join`` of them is its result)."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+    return text.casefold().split()
+
+
+# ------------------------------------------------------------------ the check
+
+
+def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable | None = None,
+                 cancel=None, top_n: int = TOP_N) -> StaleReport:
+    """Judge every expected chunk of ``cases`` (``(id, question, expected ids)`` tuples or
+    objects with those attributes) against ``corpus`` (a chunks file path, streamed, or an
+    iterable of :class:`Chunk` that can be iterated twice), using ``labels`` (chunk id ->
+    Label or dict). Raises :class:`CorpusError` for a bad chunks file."""
+    case_rows = []
+    for c in cases:
+        if isinstance(c, tuple):
+            cid, question, expected = c
+        else:
+            cid, question, expected = c.id, c.question, c.expected
+        case_rows.append((cid, question, tuple(expected)))
+
+    states: dict[str, _Label] = {}
+    for _, question, expected in case_rows:
+        for x in expected:
+            st = states.get(x)
+            if st is None:
+                st = states[x] = _Label(x, labels.get(x))
+            st.questions.append(question)
+    order = list(states.values())
+    textual = [st for st in order if st.t]
+    anchors = _anchor_index(textual)
+    anchor_keys = set(anchors)
+    by_fp: dict[str, list[_Label]] = {}
+    for st in order:
+        if st.fp:
+            by_fp.setdefault(st.fp, []).append(st)
+    span_docs: dict[str, list[_Label]] = {}
+    for st in order:
+        if st.start is not None:
+            span_docs.setdefault(st.doc, []).append(st)
+    span_max = {d: max(s.end - s.start for s in lst) for d, lst in span_docs.items()}
+    for lst in span_docs.values():
+        lst.sort(key=lambda s: s.start)
+    span_starts = {d: [s.start for s in lst] for d, lst in span_docs.items()}
+    short_lens = {len(st.t.split()) for st in textual if len(st.t.split()) < 5}
+    all_fp = any(st.t is None and st.fp for st in order)   # sha-only labels: fingerprint every chunk
+
+    recent: deque = deque(maxlen=4)       # [seq, line, record, normalised text or None]
+    pending: dict[int, list[int]] = {}    # seq expected next -> text-label indexes waiting for it
+    corpus_name = str(corpus) if isinstance(corpus, (str, Path)) else None
+    dup_problems: list[Problem] = []
+    join = " ".join
+
+    def norm_of(item) -> str:
+        if item[3] is None:
+            item[3] = join(_split_norm(item[2]["text"] if isinstance(item[2], dict) else item[2].text))
+        return item[3]
+
+    def accept(li: int, item, iv) -> None:
+        st = textual[li]
+        seq = item[0]
+        if seq in st.pieces or len(st.pieces) >= MAX_PIECES:
+            return
+        st.pieces[seq] = (_chunk(item[2], item[1]), iv[0], iv[1])
+        t = st.t
+        if iv[0] > 0:   # look back for the piece before, however short
+            prev = next((r for r in recent if r[0] == seq - 1), None)
+            if prev is not None and prev[0] not in st.pieces:
+                r = _relate_near(norm_of(prev), t)
+                if isinstance(r, tuple) and r[1] >= iv[0] - 1:
+                    accept(li, prev, r)
+        if iv[1] < len(t):
+            pending.setdefault(seq + 1, []).append(li)
+
+    seq = -1
+    records, meter = _records(corpus, "scan", progress, cancel)
+    for lineno, cid, text, rec in records:
+        seq += 1
+        item = [seq, lineno, rec, None]
+        recent.append(item)
+        toks = text.split()
+        st = states.get(cid)
+        if st is not None:
+            if st.own is not None:
+                dup_problems.append(Problem(corpus_name or "<chunks>", lineno,
+                                            f"duplicate id {cid!r} (first at line {st.own.line})", field="id"))
+            st.own, st.own_norm = _chunk(rec, lineno), norm_of(item)
+        if all_fp or len(toks) in short_lens:
+            hits = by_fp.get(_fp(norm_of(item)))
+            if hits:
+                for h in hits:
+                    if h.id != cid and len(h.exact) < MAX_HOLDERS:
+                        h.exact.append(_chunk(rec, lineno))
+        ws = anchor_keys.intersection(zip(toks[::2], toks[1::2], toks[2::2]))   # even words: see _anchor_index
+        if ws:
+            c = norm_of(item)
+            seen: dict[int, int] = {}
+            for w in ws:
+                for li in anchors[w]:
+                    seen[li] = seen.get(li, 0) + 1
+            for li, nh in seen.items():
+                lst = textual[li]
+                r = _relate(c, lst.t)
+                if r is None:
+                    lst.near_hit(cid, nh, seq, c)
+                elif r == "holds":
+                    if len(c) == len(lst.t):
+                        if lst.id != cid and len(lst.exact) < MAX_HOLDERS and all(x.line != lineno for x in lst.exact):
+                            lst.exact.append(_chunk(rec, lineno))
+                    elif len(lst.holders) < MAX_HOLDERS:
+                        lst.holders.append(_chunk(rec, lineno))
+                else:
+                    accept(li, item, r)
+        if pending:
+            waiting = pending.pop(seq, None)
+            if waiting:
+                c = norm_of(item)
+                for li in waiting:
+                    lst = textual[li]
+                    if seq in lst.pieces:
+                        continue
+                    r = _relate_near(c, lst.t)
+                    prev = lst.pieces.get(seq - 1)
+                    if isinstance(r, tuple) and prev is not None and r[0] <= prev[2] + 1:
+                        accept(li, item, r)
+        if span_docs:
+            doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
+            if doc in span_docs:
+                ch = _chunk(rec, lineno)
+                if ch.start is not None and ch.end is not None:
+                    lst = span_docs[doc]
+                    starts = span_starts[doc]
+                    lo = bisect_left(starts, ch.start - span_max[doc])
+                    hi = bisect_left(starts, ch.end)
+                    for s_ in lst[lo:hi]:
+                        a, b = max(s_.start, ch.start), min(s_.end, ch.end)
+                        if a < b:
+                            s_.spans.append((ch, a - s_.start, b - s_.start))
+    if dup_problems:
+        raise CorpusError(dup_problems)
+
+    report = StaleReport([], corpus_name, meter.hexdigest() if meter else None, seq + 1)
+    found = report._found
+    verdict = {st.id: _judge(st, found) for st in order}
+
+    need = []   # (entry, query text) for a second pass
+    entries: list[StaleEntry] = []
+    for case, question, expected in case_rows:
+        for x in expected:
+            status, cands, fix, expect, query = verdict[x]
+            e = StaleEntry(case, x, status, list(cands), fix, expect)
+            entries.append(e)
+            if query == "question":
+                need.append((e, question))
+            elif query == "text":
+                need.append((e, states[x].t))
+    if need:
+        df: dict[str, int] = {}
+        for st in textual:
+            for w in set(_WORD.findall(st.t)):
+                df[w] = df.get(w, 0) + 1
+        _similar(need, corpus, top_n, df, progress, cancel)
+    report.labels = entries
+    report.fix_plan()   # settles which fixes are safe together (see fix_plan), so the report says so
+    return report
+
+
+def _prefer(st: _Label, chunks: list[Chunk]) -> list[Chunk]:
+    """When several chunks hold the text (a paragraph repeated in the documents), keep those
+    of the label's document, and of those the ones over the label's old span, if any."""
+    if st.doc is None or len(chunks) < 2:
+        return chunks
+    same = [c for c in chunks if c.doc == st.doc]
+    if not same:
+        return chunks
+    if st.start is not None:
+        over = [c for c in same if c.start is not None and c.end is not None and c.start < st.end and st.start < c.end]
+        if over:
+            return over
+    return same
+
+
+def _judge(st: _Label, found: dict) -> tuple:
+    """-> (status, candidates, fix, expect, similarity query: None | "text" | "question")."""
+    own = st.own
+    if st.fp is None:
+        if own is not None:
+            found[own.id] = own
+            return "unrecorded", [(own.id, 1.0)], "auto", None, None
+        return "unknown", [], "review", None, "question"
+    if own is not None and _fp(st.own_norm) == st.fp:
+        return "ok", [], None, None, None
+    t = st.t
+    # text evidence: identical chunks, then chunks that hold the whole text
+    if own is not None and t is not None and t in st.own_norm:
+        found[own.id] = own
+        return "merged", [(own.id, _jaccard(len(t), len(st.own_norm), len(t)))], "auto", None, None
+    status_if = (lambda s: "changed" if own is not None else s)
+    if st.exact:
+        ex = _prefer(st, st.exact)
+        for c in ex:
+            found[c.id] = c
+        return status_if("moved"), [(c.id, 1.0) for c in ex], "auto" if len(ex) == 1 else "review", None, None
+    if st.holders:
+        hs = _prefer(st, st.holders)
+        lt = len(t)
+        scored = sorted(((c, _jaccard(lt, len(normalize_text(c.text)), lt)) for c in hs), key=lambda p: -p[1])
+        for c, _ in scored:
+            found[c.id] = c
+        return (status_if("merged"), [(c.id, s) for c, s in scored],
+                "auto" if len(scored) == 1 else "review", None, None)
+    # span evidence (the new chunker may have normalised text differently)
+    if st.spans:
+        span = st.end - st.start
+        same = [(c, a, b) for c, a, b in st.spans if a == 0 and b == span]
+        if own is not None and any(c is own and c.start == st.start and c.end == st.end for c, _, _ in same):
+            return "ok", [], None, None, None
+        exact = [c for c, _, _ in same if c.start == st.start and c.end == st.end]
+        if exact:
+            for c in exact:
+                found[c.id] = c
+            return status_if("moved"), [(c.id, 1.0) for c in exact], "auto" if len(exact) == 1 else "review", None, None
+        if same:
+            scored = sorted(((c, _jaccard(span, c.end - c.start, span)) for c, _, _ in same), key=lambda p: -p[1])
+            for c, _ in scored:
+                found[c.id] = c
+            return (status_if("merged"), [(c.id, s) for c, s in scored],
+                    "auto" if len(scored) == 1 else "review", None, None)
+        if _covers_span(span, [(a, b) for _, a, b in st.spans]):
+            pieces = _min_cover(span, sorted(st.spans, key=lambda p: p[0].start))
+            cands = [(c.id, _jaccard(span, c.end - c.start, b - a)) for c, a, b in pieces]
+            return status_if("split"), cands, "review", "all", None
+        partial = sorted(st.spans, key=lambda p: -(p[2] - p[1]))[:TOP_N]
+        return (status_if("missing"), [(c.id, _jaccard(span, c.end - c.start, b - a)) for c, a, b in partial],
+                "review", None, None)
+    # text evidence: consecutive pieces that together cover the text
+    if t is not None and st.pieces:
+        run = _best_run(t, st.pieces)
+        if run:
+            cands = [(c.id, _jaccard(len(t), len(normalize_text(c.text)), b - a)) for c, a, b in run]
+            return status_if("split"), cands, "review", "all", None
+    if t is None:
+        return status_if("missing"), [], "review", None, "question"
+    if st.near:
+        scored = sorted(((_dice(t, c), cid) for _, _, cid, c in st.near), key=lambda p: (-p[0], p[1]))
+        return status_if("missing"), [(cid, sc) for sc, cid in scored], "review", None, None
+    return status_if("missing"), [], "review", None, "text"
+
+
+def _min_cover(length: int, pieces: list) -> list:
+    """The fewest consecutive pieces (in order) that cover [0, length)."""
+    best = pieces
+    n = len(pieces)
+    for i in range(n):
+        end = 0
+        for j in range(i, n):
+            if pieces[j][1] > end:
+                break
+            end = max(end, pieces[j][2])
+            if end >= length:
+                if j - i + 1 < len(best):
+                    best = pieces[i:j + 1]
+                break
+    return best
+
+
+def _best_run(t: str, pieces: dict) -> list | None:
+    """The shortest run of consecutive chunks whose pieces cover ``t``."""
+    seqs = sorted(pieces)
+    best = None
+    for i, s0 in enumerate(seqs):
+        ivs = []
+        for j in range(i, len(seqs)):
+            if seqs[j] != s0 + (j - i):
+                break
+            ivs.append(pieces[seqs[j]][1:])
+            if _covers(t, ivs):
+                run = [pieces[s] for s in seqs[i:j + 1]]
+                if best is None or len(run) < len(best):
+                    best = run
+                break
+    if best is not None and len(best) < 2:
+        return None
+    return best
+
+
+def _query_terms(text: str, df: Mapping[str, int], limit: int = 8) -> list[str]:
+    """The rarest content words of a query (rarity judged on the remembered texts, a sample
+    of the corpus; words never seen there count as rarest)."""
+    words = [w for w in dict.fromkeys(_WORD.findall(normalize_text(text))) if w not in _STOP and len(w) > 2]
+    words.sort(key=lambda w: (df.get(w, 0), -len(w)))
+    return words[:limit]
+
+
+_PUNCT_CHARS = bytes(c for c in range(128) if not (chr(c).isalnum() or c == 95))   # incl. \\ of \\t
+_PUNCT = bytes.maketrans(_PUNCT_CHARS, b" " * len(_PUNCT_CHARS))   # ASCII punctuation -> space
+
+
+_WORDBYTE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") | frozenset(range(128, 256))
+FEW_TERMS = 24   # up to this many query words, search whole blocks for them instead of splitting lines
+
+
+def _lines_with_terms(path: Path, terms: set[bytes], meter: _Meter, counter: list):
+    """Yield ``(line number, raw line, terms it contains as whole words)`` for the lines of
+    ``path`` holding any of a few ``terms`` (lowercase UTF-8): each 4 MB block is searched
+    once per term, so lines without them cost nothing. ``counter[0]`` ends as the line count."""
+    rest = b""
+    base = 0
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(1 << 22)
+            if block:
+                meter.update(block)
+                buf = rest + block
+                cut = buf.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = buf
+                    continue
+                rest, buf = buf[cut:], buf[:cut]
+            else:
+                if not rest:
+                    break
+                buf, rest = rest + b"\n", b""
+            low = buf.lower()
+            hits: dict[int, set] = {}
+            for t in terms:
+                i = low.find(t)
+                while i >= 0:
+                    j = i + len(t)
+                    ok_before = i == 0 or low[i - 1] not in _WORDBYTE or low[i - 2:i] in (b"\\n", b"\\t", b"\\r")
+                    if ok_before and (j >= len(low) or low[j] not in _WORDBYTE):
+                        hits.setdefault(low.rfind(b"\n", 0, i) + 1, set()).add(t)
+                    i = low.find(t, j)
+            line, at = base, 0
+            for start in sorted(hits):
+                line += buf.count(b"\n", at, start)
+                at = start
+                yield line + 1, buf[start:buf.find(b"\n", start)], hits[start]
+            base += buf.count(b"\n")
+            if not block:
+                break
+    counter[0] = base
+
+
+def _similar(need: list, corpus, top_n: int, df: Mapping[str, int], progress, cancel) -> None:
+    """Second pass, only for the labels that nothing holds (and unknown ones): for each
+    (entry, query), the top_n chunks sharing the most of the query's rare words, scored by
+    the idf-weighted share of those words they contain. Lines are matched as bytes (ASCII
+    punctuation and case folded away) and parsed only when they share a word; with few
+    query words, whole blocks are searched for them instead of splitting every line."""
+    qterms = [_query_terms(q, df) for _, q in need]
+    post: dict[bytes, list[int]] = {}
+    for qi, ts in enumerate(qterms):
+        for w in ts:
+            post.setdefault(w.encode(), []).append(qi)
+    if not post:
+        return
+    vocab = set(post)
+    cdf: dict[bytes, int] = dict.fromkeys(vocab, 0)
+    keep = max(top_n * 4, 12)
+    heaps: list[list] = [[] for _ in need]
+    counter = [0]
+
+    def matches():
+        if isinstance(corpus, (str, Path)):
+            meter = _Meter(Path(corpus).stat().st_size, "similar", progress, cancel)
+            if len(vocab) <= FEW_TERMS:
+                yield from _lines_with_terms(Path(corpus), vocab, meter, counter)
+                return
+            lines = _lines(Path(corpus), meter)
+        else:
+            lines = ((ch.line, orjson.dumps({"id": ch.id, "text": normalize_text(ch.text)})) for ch in corpus)
+        table = _PUNCT
+        n = 0
+        for lineno, raw in lines:
+            if not raw or raw.isspace():
+                continue
+            n += 1
+            low = raw.lower()
+            if b"\\n" in low:
+                low = low.replace(b"\\n", b" ")
+            shared = vocab.intersection(low.translate(table).split())
+            if shared:
+                yield lineno, raw, shared
+        counter[0] = n
+
+    for lineno, raw, shared in matches():
+        acc: dict[int, list[bytes]] = {}
+        for w in shared:
+            cdf[w] += 1
+            for qi in post[w]:
+                acc.setdefault(qi, []).append(w)
+        cid = None
+        for qi, ws in acc.items():
+            h = heaps[qi]
+            if len(h) >= keep and (len(ws), -lineno) <= h[0][:2]:
+                continue
+            if cid is None:
+                try:
+                    cid = orjson.loads(raw.lstrip(b"\xef\xbb\xbf"))["id"]
+                except Exception:
+                    break
+            item = (len(ws), -lineno, cid, tuple(ws))
+            if len(h) < keep:
+                heapq.heappush(h, item)
+            else:
+                heapq.heapreplace(h, item)
+    n = max(counter[0], 1)
+    for (e, _), ts, h in zip(need, qterms, heaps):
+        if not ts or not h:
+            continue
+        idf = {w.encode(): math.log(1 + n / (1 + cdf[w.encode()])) for w in ts}
+        total = sum(idf.values()) or 1.0
+        scored = sorted(((round(sum(idf[w] for w in ws) / total, 3), -negline, cid)
+                         for _, negline, cid, ws in h), key=lambda p: (-p[0], p[1]))
+        have = {cid for cid, _ in e.candidates}
+        extra = [(cid, sc) for sc, _, cid in scored if cid not in have and sc > 0][:top_n]
+        e.candidates.extend(extra)
+
+
+# ------------------------------------------------------------------ with the document
+
+
+def check(doc, corpus_path=None, progress: Callable | None = None, cancel=None, top_n: int = TOP_N) -> StaleReport:
+    """Judge the labels of a :class:`~ragtriage.core.document.TestSetDocument` against
+    ``corpus_path`` (a chunks file, streamed; or a loaded :class:`~ragtriage.core.corpus.Corpus`;
+    default: the test set's own corpus). Raises :class:`CorpusError` (an ``InputError``)
+    when there is no usable chunks file."""
+    if isinstance(corpus_path, Mapping):   # an already loaded Corpus (id -> Chunk)
+        report = check_labels(doc.cases, doc.labels, list(corpus_path.values()), progress=progress,
+                              cancel=cancel, top_n=top_n)
+        report.corpus = getattr(corpus_path, "path", None)
+        report.corpus_hash = getattr(corpus_path, "content_hash", None)
+        return report
+    path = Path(corpus_path) if corpus_path is not None else doc.corpus_path
+    if path is None:
+        raise CorpusError(Problem(str(doc.path), None, "no chunks file: the test set has no `corpus:` "
+                                  "(give one with --corpus)", field="corpus"))
+    return check_labels(doc.cases, doc.labels, path, progress=progress, cancel=cancel, top_n=top_n)
