@@ -93,14 +93,14 @@ async def test_groups_and_counts_equal_the_run_summary(shop):
         # failures first, in the fixed order, then passes
         order = list(screen.state.counts())
         assert order == [r for r in TRIAGE_ORDER if r in summary["reasons"]]
-        assert order[-1] == "appropriate-abstention"
+        assert order[-2:] == ["appropriate-abstention", "supported-correct"]
         # group headers carry glyph, word and count
         lines = screen.state.lines()
         headers = [screen.table.render_line(y).text for y, (_, i) in enumerate(lines) if i < 0]
         assert headers[0].strip().startswith("✗ retrieval-miss  2  fail")
-        assert "✓ appropriate-abstention  1  pass" in headers[-1]
+        assert "✓ supported-correct  3  pass" in headers[-1]
         status = text(screen.query_one("#triage-status"))
-        assert "✗ 7 fail" in status and "✓ 1 pass" in status
+        assert "✗ 4 fail" in status and "✓ 4 pass" in status
         # j/k through cases (headers skipped), tab between groups
         first = screen.table.current_id
         assert screen.state.record(first)["reason"] == "retrieval-miss"
@@ -158,12 +158,12 @@ async def test_accept_a_retrieved_chunk_fixes_a_retrieval_miss(shop):
         rec = screen.state.record("plazo-entrega")
         assert rec["expected"] == ["entrega-2", "devolver-3"]
         assert rec["hit"] is True and rec["rank"] == 2
-        assert rec["reason"] == "unnecessary-abstention"  # the builtin answer declined
+        assert rec["reason"] == "wrong-answer"  # found now; the answer lacks "dos días"
         counts = screen.state.counts()
         assert counts["retrieval-miss"] == summary["reasons"]["retrieval-miss"] - 1
-        assert counts["unnecessary-abstention"] == summary["reasons"]["unnecessary-abstention"] + 1
+        assert counts["wrong-answer"] == summary["reasons"]["wrong-answer"] + 1
         assert screen.table.current_id == "plazo-entrega"
-        assert screen.table.current_group == "unnecessary-abstention"
+        assert screen.table.current_group == "wrong-answer"
     after = ts.read_text("utf-8")
     removed, added = changed_lines(before, after)
     assert removed == ["    expected: [entrega-2]"]
@@ -203,17 +203,20 @@ async def test_mark_unanswerable(shop):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         screen = app.screen
-        await goto(pilot, screen, "precio-entrega")
+        await goto(pilot, screen, "garantía")
+        assert screen.state.record("garantía")["reason"] == "unnecessary-abstention"
         await pilot.press("u")
         await settle(app, pilot)
-        rec = screen.state.record("precio-entrega")
+        rec = screen.state.record("garantía")
         assert rec["reason"] == "appropriate-abstention" and rec["recall"] is None
         assert screen.state.counts()["appropriate-abstention"] == 2
         assert screen.table.current_group == "appropriate-abstention"
     from ragtriage.core.document import TestSetDocument
 
-    case = TestSetDocument.load(ts, use_cache=False).case("precio-entrega")
+    doc = TestSetDocument.load(ts, use_cache=False)
+    case = doc.case("garantía")
     assert case.unanswerable and case.expected == ()
+    assert "garantía-1" not in doc.labels  # no case expects it any more
 
 
 async def test_edit_must_contain(shop):
@@ -308,13 +311,13 @@ async def test_relabel_is_recomputed_on_reopen(shop):
     app = triage_app(run)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await goto(pilot, app.screen, "precio-entrega")
+        await goto(pilot, app.screen, "garantía")
         await pilot.press("u")
         await settle(app, pilot)
     app = triage_app(run)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert app.screen.state.record("precio-entrega")["reason"] == "appropriate-abstention"
+        assert app.screen.state.record("garantía")["reason"] == "appropriate-abstention"
         assert app.screen.state.counts()["appropriate-abstention"] == 2
 
 
@@ -426,10 +429,10 @@ async def test_cases_screen_opens_triage_when_a_run_is_loaded(shop):
         screen = app.screen
         assert type(screen).__name__ == "TriageScreen"
         assert screen.state.counts() == summary["reasons"]
-        await goto(pilot, screen, "precio-entrega")
+        await goto(pilot, screen, "garantía")
         await pilot.press("u")
         await settle(app, pilot)
-        assert app.reasons["precio-entrega"] == "appropriate-abstention"
+        assert app.reasons["garantía"] == "appropriate-abstention"
         await pilot.press("escape")
         assert type(app.screen).__name__ == "CasesScreen"
 
