@@ -251,6 +251,8 @@ to its new group and saves the test set (labels recorded).
             self._rescore_all(self.state, doc)
             return
         changed = self._rescore(ids, doc)
+        if not changed and self.meta.get("system") == "builtin":
+            self.refresh_summary()  # the answer sweep needs the test set
         if ids is None and changed:
             self.notify(f"the test set changed since this run: {changed} case{'s' * (changed != 1)} "
                         "recomputed from the stored rankings")

@@ -3,7 +3,7 @@ then its cases. Virtual (paints only the lines on screen), like ``CaseTable``,
 so 100,000 cases open and regroup in a list operation."""
 from __future__ import annotations
 
-from rich.cells import set_cell_size
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
@@ -61,14 +61,23 @@ class TriageTable(ScrollView, can_focus=True):
         self.state = state or TriageState()
         self.marks = marks  # callable(case_id) -> str (reviewed / note glyphs)
         self._seen_version = -1
+        self._idw: int | None = None
 
     # -- data ------------------------------------------------------------------------
     def set_state(self, state: TriageState, keep: str | None = None) -> None:
         self.state = state
+        self._idw = None
         self.refresh_lines(keep)
+
+    def _measure(self) -> None:
+        recs = self.state.records
+        sample = recs if len(recs) <= 20000 else recs[:: len(recs) // 20000]
+        self._idw = min(max([cell_len(r["id"]) for r in sample] + [8]), 24)
 
     def refresh_lines(self, keep: str | None = None) -> None:
         """The groups changed: resize, put the cursor back on ``keep`` (or nearby), repaint."""
+        if self._idw is None or len(self.state) <= 20000:
+            self._measure()
         count = self.state.line_count()
         self.virtual_size = Size(self.size.width, count)
         at = self.state.line_of(keep) if keep is not None else None
@@ -131,7 +140,7 @@ class TriageTable(ScrollView, can_focus=True):
         head = f"  {verdict}  "
         label = rec.get("topic") or " ".join(str(rec.get("question", "")).split())
         tail = f" {marks}" if marks else ""
-        idw = min(max(len(rec["id"]), 8), 24)
+        idw = self._idw or 8
         rest = max(0, width - len(head) - idw - 1 - len(tail))
         segs = []
         vstyle = style
