@@ -445,3 +445,17 @@ async def test_edit_without_run_has_no_triage_key(shop):
         app.screen.table.focus()
         await pilot.press("t")
         assert type(app.screen).__name__ == "CasesScreen"
+
+
+async def test_every_action_is_in_the_footer_and_the_palette(shop):
+    ts, run, _ = shop
+    app = triage_app(run)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        names = {c.title for c in app.get_system_commands(app.screen)}
+        for action in ("Accept chunk", "Replace expected", "Unanswerable", "Must contain", "Editor", "Note",
+                       "Reviewed", "Re-run case", "Run…", "Summary", "Next group"):
+            assert action in names, action
+        assert "Cancel run" not in names  # only while a run is going on
+        await pilot.press("s")
+        assert not app.screen.query_one("#triage-summary").display
