@@ -94,6 +94,19 @@ def write_labels(ts: Path, chunks_path: Path) -> None:
     ts.write_text(text + "".join(out), encoding="utf-8")
 
 
+async def settle(app, pilot) -> None:
+    """Every worker done (a superseded exclusive worker reports itself cancelled: wait again)."""
+    from textual.worker import WorkerCancelled
+
+    for _ in range(100):
+        try:
+            await app.workers.wait_for_complete()
+            break
+        except WorkerCancelled:
+            await pilot.pause(0.01)
+    await pilot.pause()
+
+
 async def open_triage(run: Path, testset: Path, *, relabels: int = 0):
     from ragtriage.tui import make_app
 
@@ -110,16 +123,16 @@ async def open_triage(run: Path, testset: Path, *, relabels: int = 0):
         while app.session is None:
             await pilot.pause(0.005)
         out["doc"] = time.perf_counter() - t0
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         if relabels:
             out.update(await relabel(app, screen, pilot, relabels))
-        # key -> frame with 100k cases loaded
+        # CPU spent per key (handler, detail pane, repaint) with 100k cases loaded; wall time
+        # through Pilot is mostly Pilot's own settling, so CPU time is what is compared
         lat = []
         for key in ("j", "k") * 20 + ("tab",) * 5:
-            t = time.perf_counter()
+            t = time.process_time()
             await pilot.press(key)
-            lat.append(time.perf_counter() - t)
+            lat.append(time.process_time() - t)
         out["key_p95"] = sorted(lat)[int(len(lat) * 0.95) - 1]
     return out
 
@@ -145,8 +158,7 @@ async def relabel(app, screen, pilot, times: int) -> dict:
         t = time.perf_counter()
         screen._save()  # what the save timer runs after a pause on a big set
         save.append(time.perf_counter() - t)
-        await app.workers.wait_for_complete()  # the app's stale check and our summary, before the next one
-        await pilot.pause()
+        await settle(app, pilot)  # the app's stale check and our summary, before the next one
     return {"relabel": edit, "save": save}
 
 
@@ -255,7 +267,7 @@ def main() -> None:
          statistics.median(rel) < TARGET_RELABEL),
         ("relabel -> group counts, max", ms(max(rel)), "", max(rel) < TARGET_RELABEL),
         ("then save (labels recorded, atomic), median", ms(statistics.median(sav)), "", None),
-        ("key -> frame p95 (j/k/tab)", ms(warm["key_p95"]), "", None),
+        ("CPU per key p95 (j/k/tab, detail + repaint)", ms(warm["key_p95"]), "", None),
     ]
     peer = {}
     if not args.no_peer:
