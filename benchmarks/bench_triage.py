@@ -109,8 +109,10 @@ async def settle(app, pilot) -> None:
 
 async def open_triage(run: Path, testset: Path, *, relabels: int = 0):
     from ragtriage.tui import make_app
+    from ragtriage.tui.triage_state import prefetch_run
 
     t0 = time.perf_counter()
+    prefetch_run(run)  # as `ragtriage triage` does: the run is read while the app starts
     app = make_app(testset, run, mode="triage", recovery=False)
     out = {}
     async with app.run_test(size=(120, 40)) as pilot:

@@ -13,7 +13,7 @@ from ..core.errors import InputError, Problem
 
 
 def main(args) -> int:
-    from ..tui.triage_state import read_meta, resolve_testset
+    from ..tui.triage_state import prefetch_run, read_meta, resolve_testset
 
     run = Path(args.run)
     if run.is_dir():
@@ -23,6 +23,7 @@ def main(args) -> int:
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print("ragtriage triage: needs a terminal (stdin and stdout must be a TTY)", file=sys.stderr)
         return 2
+    prefetch_run(run)  # read the run while the terminal app starts
     from ..tui import make_app
 
     app = make_app(testset, run, None, mode="triage")

@@ -341,6 +341,64 @@ class TriageState:
         return summarize(self.records, self.k)
 
 
+# ---------------------------------------------------------------------------- loading a run
+
+def load_triage(run_path) -> tuple[dict, dict | None, TriageState, Sidecar]:
+    """Read a run for triage: (meta, summary, grouped state, sidecar). Re-run cases from the
+    sidecar replace the run's records. Raises ``InputError`` on a bad run file."""
+    import gc
+
+    from ..core import scoring  # noqa: F401  (imported now, not on the first relabel's key press)
+    from ..core.runfile import read_run
+
+    was = gc.isenabled()
+    gc.disable()  # a bulk load of small objects: the cyclic GC would dominate
+    try:
+        run = read_run(run_path)
+        side = Sidecar.load(run_path)
+        records = run.cases
+        if side.rerun:
+            records = [side.rerun.get(r["id"], r) for r in records]
+        state = TriageState(records, run.k or 3)
+    finally:
+        if was:
+            gc.enable()
+    gc.freeze()  # keep the records out of every later collection: no pauses on keys
+    return run.meta, run.summary, state, side
+
+
+_prefetched: dict = {}
+
+
+def prefetch_run(run_path) -> None:
+    """Start reading a run in a thread now (``ragtriage triage`` calls it before the
+    terminal app starts, so the two overlap); :func:`take_prefetched` collects it."""
+    key = Path(run_path).resolve()
+    box: dict = {}
+
+    def work() -> None:
+        try:
+            box["value"] = load_triage(run_path)
+        except BaseException as e:  # handed to the screen, which reports it
+            box["error"] = e
+
+    t = threading.Thread(target=work, name="ragtriage-prefetch-run", daemon=True)
+    _prefetched[key] = (t, box)
+    t.start()
+
+
+def take_prefetched(run_path):
+    """The prefetched load of ``run_path`` (waiting for it), or None if none was started."""
+    entry = _prefetched.pop(Path(run_path).resolve(), None)
+    if entry is None:
+        return None
+    t, box = entry
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 # ---------------------------------------------------------------------------- sweep from stored rankings
 
 def retrieval_sweep(records: list[dict], ks: Iterable[int]) -> list[tuple[int, float | None]]:

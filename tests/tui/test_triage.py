@@ -459,3 +459,14 @@ async def test_every_action_is_in_the_footer_and_the_palette(shop):
         assert "Cancel run" not in names  # only while a run is going on
         await pilot.press("s")
         assert not app.screen.query_one("#triage-summary").display
+
+
+async def test_a_prefetched_run_is_the_one_shown(shop):
+    from ragtriage.tui.triage_state import prefetch_run
+
+    ts, run, summary = shop
+    prefetch_run(run)  # what `ragtriage triage` does before the app starts
+    app = triage_app(run)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.screen.state.counts() == summary["reasons"]

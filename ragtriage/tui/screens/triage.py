@@ -9,10 +9,9 @@ Reviewed marks, notes and re-run cases are kept in ``RUN.triage.json``.
 """
 from __future__ import annotations
 
-import gc
-from collections import deque
 import threading
 import time
+from collections import deque
 from pathlib import Path
 
 from rich.text import Text
@@ -25,8 +24,8 @@ from textual.widgets import Footer, ProgressBar, Static
 
 from ...core.diagnosis import PASSING
 from ...core.errors import InputError
-from ..triage_state import (Sidecar, TriageState, default_run_path, ranking_depth, relabel_record,
-                            retrieval_sweep, stream_run)
+from ..triage_state import (Sidecar, TriageState, default_run_path, load_triage, ranking_depth,
+                            relabel_record, retrieval_sweep, stream_run, take_prefetched)
 from ..triage_view import describe, first_rank
 from ..widgets.triage_table import TriageTable
 
@@ -172,27 +171,12 @@ to its new group and saves the test set (labels recorded).
     # -- loading -----------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="triage-load", exit_on_error=False)
     def load_run(self) -> None:
-        from ...core import scoring  # noqa: F401  (imported here, not on the first relabel's key press)
-        from ...core.runfile import read_run
-
-        was = gc.isenabled()
-        gc.disable()
         try:
-            run = read_run(self.run_path)
-            side = Sidecar.load(self.run_path)
-            k = run.k or 3
-            records = run.cases
-            if side.rerun:
-                records = [side.rerun.get(r["id"], r) for r in records]
-            state = TriageState(records, k)
+            meta, summary, state, side = take_prefetched(self.run_path) or load_triage(self.run_path)
         except InputError as e:
             self.app.call_from_thread(self._load_failed, e)
             return
-        finally:
-            if was:
-                gc.enable()
-        gc.freeze()  # keep 100k records out of every later collection: no pauses on keys
-        self.app.call_from_thread(self._run_loaded, run.meta, run.summary, state, side)
+        self.app.call_from_thread(self._run_loaded, meta, summary, state, side)
 
     def _load_failed(self, error) -> None:
         self.load_error = error
