@@ -83,7 +83,7 @@ from .errors import CorpusError, Problem
 from .text import normalize_text
 
 STATUSES = ("ok", "moved", "changed", "merged", "split", "missing", "unrecorded", "unknown")
-GAP = 80          # an anchor word at least every GAP characters of a remembered text
+GAP = 80          # an anchor (word trigram) at least every GAP characters of a remembered text
 TOP_N = 3         # similarity candidates per label
 MAX_HOLDERS = 8   # identical / containing chunks kept per label
 MAX_PIECES = 64   # split pieces kept per label
@@ -129,9 +129,23 @@ class StaleEntry:
 class StaleReport:
     labels: list[StaleEntry]
     corpus: str | None = None          # the chunks file judged against
-    corpus_hash: str | None = None     # its content hash (recorded in fixed labels)
+    _corpus_hash: str | None = None    # see corpus_hash
     chunks: int = 0                    # chunks read
     _found: dict = field(default_factory=dict, repr=False)  # chunk id -> Chunk, for auto fixes
+
+    @property
+    def corpus_hash(self) -> str | None:
+        """The chunks file's content hash (recorded in fixed labels); computed when first asked,
+        so a plain report does not pay for hashing a big corpus."""
+        if self._corpus_hash is None and self.corpus is not None and Path(self.corpus).is_file():
+            from .text import file_hash
+
+            self._corpus_hash = file_hash(self.corpus)
+        return self._corpus_hash
+
+    @corpus_hash.setter
+    def corpus_hash(self, value: str | None) -> None:
+        self._corpus_hash = value
 
     @property
     def counts(self) -> dict[str, int]:
@@ -369,10 +383,9 @@ def _jaccard(lt: int, lc: int, overlap: int) -> float:
 
 
 class _Meter:
-    """Counts and hashes the bytes read, reports progress, honours the cancel event."""
+    """Counts the bytes read, reports progress, honours the cancel event."""
 
     def __init__(self, total: int, phase: str, progress, cancel):
-        self.h = hashlib.blake2b(digest_size=6)
         self.done = 0
         self.total = total
         self.phase = phase
@@ -380,16 +393,11 @@ class _Meter:
         self.cancel = cancel
 
     def update(self, block: bytes) -> None:
-        self.h.update(block)
         self.done += len(block)
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
         if self.progress is not None:
             self.progress(self.phase, self.done, self.total)
-
-    def hexdigest(self) -> str:
-        return self.h.hexdigest()
-
 
 def _lines(path: Path, meter: _Meter) -> Iterator[tuple[int, bytes]]:
     lineno = 0
@@ -407,38 +415,6 @@ def _lines(path: Path, meter: _Meter) -> Iterator[tuple[int, bytes]]:
                 yield lineno, raw
     if rest:
         yield lineno + 1, rest
-
-
-def _records(corpus, phase: str, progress, cancel) -> tuple[Iterator, _Meter | None]:
-    """(iterator of ``(line, id, text, record)``, meter). ``record`` is the parsed dict (or
-    the Chunk when ``corpus`` is an iterable of chunks). A bad line is reported exactly as
-    :func:`~ragtriage.core.corpus.iter_chunks` words it."""
-    if not isinstance(corpus, (str, Path)):
-        return ((ch.line, ch.id, ch.text, ch) for ch in corpus), None
-    path = Path(corpus)
-    if not path.is_file():
-        for _ in iter_chunks(path):   # raises the located CorpusError (missing file, folder)
-            pass
-    meter = _Meter(path.stat().st_size, phase, progress, cancel)
-    return _parse(path, meter), meter
-
-
-def _parse(path: Path, meter: _Meter):
-    loads = orjson.loads
-    for lineno, raw in _lines(path, meter):
-        if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        if not raw or raw.isspace():
-            continue
-        try:
-            obj = loads(raw)
-            cid = obj["id"]
-            text = obj["text"]
-            if type(cid) is not str or type(text) is not str or not cid.strip():
-                raise ValueError
-        except Exception:
-            _bad_line(path, lineno)
-        yield lineno, cid, text, obj
 
 
 def _bad_line(path: Path, lineno: int):
@@ -463,12 +439,12 @@ def _grams(toks: list[str]) -> list[tuple]:
 
 def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
     """Rare interior word trigrams of each remembered text, at least one per GAP characters
-    (the first and last word are left out: an old chunk may have cut them mid-word).
-
-    Each chosen trigram is indexed with its neighbour (the one starting a word later), so a
-    chunk only needs to be probed at every other word: one of the two starts at an even word
-    of the chunk. Anchors are indexed as written in the label and as normalised, because
-    chunks are probed on their raw words (normalising every chunk costs too much)."""
+    (the first and last word are left out: an old chunk may have cut them mid-word), the
+    rarest by how many remembered texts share them, then by how common their words are.
+    Anchors are indexed as written in the label and as normalised, because chunks are probed
+    on their raw words (normalising every chunk costs too much). Probing chunks at every
+    other word, with anchors indexed in pairs, was measured slower: the extra, commoner
+    anchors cost more in false hits than the saved probes."""
     from collections import Counter
     from itertools import chain
 
@@ -481,24 +457,24 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
         if not grams:
             continue  # fewer than 5 words: found by fingerprint only
         raw = st.raw.split()
+        keys_of = [(df[g], wdf[g[0]] + wdf[g[1]] + wdf[g[2]]) for g in grams]
+        last = len(grams)   # word index of the last interior trigram (grams[k - 1] starts at word k)
         best: dict[int, tuple] = {}
         pos = len(toks[0]) + 1
-        for j, g in enumerate(grams, start=1):
-            b = pos // GAP
-            key = (df[g], wdf[g[0]] + wdf[g[1]] + wdf[g[2]])
+        n_b = max(1, round(len(st.t) / GAP))     # buckets of about GAP characters, none tiny
+        for j in range(1, last + 1):
+            key = keys_of[j - 1]
+            b = min(pos * n_b // len(st.t), n_b - 1)
             cur = best.get(b)
             if cur is None or key < cur[0]:
                 best[b] = (key, j)
-            pos += len(g[0]) + 1
+            pos += len(toks[j]) + 1
         same = len(raw) == len(toks)
-        last = len(grams)   # word index of the last interior trigram
         keys = set()
         for _, j in best.values():
-            for k in ((j, j + 1) if j < last else (j - 1, j)):
-                if k >= 1:
-                    keys.add(tuple(toks[k:k + 3]))
-                    if same:
-                        keys.add(tuple(raw[k:k + 3]))
+            keys.add(tuple(toks[j:j + 3]))
+            if same:
+                keys.add(tuple(raw[j:j + 3]))
         for g in keys:
             index.setdefault(g, []).append(li)
         st.n_anchors = len(best)
@@ -583,8 +559,34 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
             pending.setdefault(seq + 1, []).append(li)
 
     seq = -1
-    records, meter = _records(corpus, "scan", progress, cancel)
-    for lineno, cid, text, rec in records:
+    if isinstance(corpus, (str, Path)):
+        path = Path(corpus)
+        if not path.is_file():
+            for _ in iter_chunks(path):   # raises the located CorpusError (missing file, folder)
+                pass
+        source = _lines(path, _Meter(path.stat().st_size, "scan", progress, cancel))
+        in_memory = False
+    else:
+        source = ((ch.line, ch) for ch in corpus)
+        in_memory = True
+    loads = orjson.loads
+    for lineno, raw in source:
+        if in_memory:
+            rec = raw
+            cid, text = rec.id, rec.text
+        else:   # parsed here, not in a generator: this loop runs a million times
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if not raw or raw.isspace():
+                continue
+            try:
+                rec = loads(raw)
+                cid = rec["id"]
+                text = rec["text"]
+                if type(cid) is not str or type(text) is not str or not cid.strip():
+                    raise ValueError
+            except Exception:
+                _bad_line(path, lineno)
         seq += 1
         item = [seq, lineno, rec, None]
         recent.append(item)
@@ -601,7 +603,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                 for h in hits:
                     if h.id != cid and len(h.exact) < MAX_HOLDERS:
                         h.exact.append(_chunk(rec, lineno))
-        ws = anchor_keys.intersection(zip(toks[::2], toks[1::2], toks[2::2]))   # even words: see _anchor_index
+        ws = anchor_keys.intersection(zip(toks, toks[1:], toks[2:]))
         if ws:
             c = norm_of(item)
             seen: dict[int, int] = {}
@@ -615,7 +617,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                     lst.near_hit(cid, nh, seq, c)
                 elif r == "holds":
                     if len(c) == len(lst.t):
-                        if lst.id != cid and len(lst.exact) < MAX_HOLDERS and all(x.line != lineno for x in lst.exact):
+                        if lst.id != cid and len(lst.exact) < MAX_HOLDERS and all(x.id != cid for x in lst.exact):
                             lst.exact.append(_chunk(rec, lineno))
                     elif len(lst.holders) < MAX_HOLDERS:
                         lst.holders.append(_chunk(rec, lineno))
@@ -649,7 +651,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
     if dup_problems:
         raise CorpusError(dup_problems)
 
-    report = StaleReport([], corpus_name, meter.hexdigest() if meter else None, seq + 1)
+    report = StaleReport([], corpus_name, None, seq + 1)
     found = report._found
     verdict = {st.id: _judge(st, found) for st in order}
 
