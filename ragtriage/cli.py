@@ -62,10 +62,11 @@ def _sub(subs, name: str, help: str, description: str | None = None) -> argparse
     )
 
 
-def add_run_options(p: argparse.ArgumentParser, *, k_help: str = "cut-off (default: the test set's k)") -> None:
+def add_run_options(p: argparse.ArgumentParser, *, k_help: str = "cut-off (default: the test set's k)",
+                    k_type=int) -> None:
     p.add_argument("--system", default="builtin", metavar="SPEC",
                    help="builtin (default), results:PATH, python:MODULE:ATTR, http://HOST/PATH, openai:BASE_URL#MODEL")
-    p.add_argument("--k", type=int, default=None, metavar="K", help=k_help)
+    p.add_argument("--k", type=k_type, default=None, metavar="K", help=k_help)
     p.add_argument("--concurrency", type=int, default=8, metavar="N", help="calls in flight at once (default 8)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per-case timeout (default 60)")
     p.add_argument("--retries", type=int, default=2, metavar="N", help="retries with back-off on failure (default 2)")
@@ -132,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = _sub(subs, "sweep", "one row per k (and score threshold): hit, supported, correct, tokens")
     s.add_argument("testset", metavar="TESTSET")
-    add_run_options(s, k_help="values of k: 1-4 or 1,3,5")
+    add_run_options(s, k_help="values of k: 1-4 or 1,3,5 (a single K means 1 to K)", k_type=str)
     s.add_argument("--threshold", default=None, metavar="T[,T...]", help="score thresholds to try")
     s.add_argument("--json", metavar="PATH", help="write the rows as JSON")
 

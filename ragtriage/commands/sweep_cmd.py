@@ -29,6 +29,8 @@ def main(args) -> int:
         jp = Path(args.json)
         if jp.parent and not jp.parent.exists():
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
+        if jp.is_dir():
+            raise InputError(Problem(str(jp), None, "is a folder; give a file name", field="--json"))
     if args.dry_run:
         p = plan(doc, args.system, ks, **run_options(args))
         print(f"dry run: {p['cases']} cases through {p['system']} at k={','.join(map(str, ks))}: "
@@ -36,7 +38,7 @@ def main(args) -> int:
         print(table(["k", "calls", "≈ tokens"], [[str(r["k"]), str(r["calls"]), str(r["tokens"])] for r in p["rows"]],
                     right={0, 1, 2}))
         return 0
-    res = sweep(doc, args.system, ks, thresholds, progress=sys.stderr.isatty(), **run_options(args))
+    res = sweep(doc, args.system, ks, thresholds, progress=True, **run_options(args))
     show_t = any(t is not None for t in thresholds)
     rows = []
     prev: dict = {}  # threshold -> tokens of the previous k, to show what one more chunk costs

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .errors import InputError, Problem
 from .metrics import at_k, first_positions, mean_or_none
-from .runfile import RunWriter, make_meta, read_run
+from .runfile import RunWriter, make_meta, read_run, utc_now
 from .runner import BACKOFF, run_cases
 from .scoring import make_record, rescore
 from .summary import summarize
@@ -77,7 +77,7 @@ def open_system(doc, system: str, *, corpus=None, **options):
 def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None, resume: bool = False,
              concurrency: int = 8, timeout: float = 60.0, retries: int = 2, backoff: float = BACKOFF,
              retriever: str | None = None, api_key_env: str = "OPENAI_API_KEY", progress: bool = False,
-             cancel: threading.Event | None = None, corpus=None, ids=None) -> Run:
+             cancel: threading.Event | None = None, corpus=None, ids=None, on_record=None) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
 
@@ -85,7 +85,8 @@ def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None
     finished in ``out`` are kept (rescored against the current test set) and only
     the rest are asked. Ctrl-C (or ``cancel``) stops the run: the result has
     ``interrupted=True`` and the run file keeps the finished cases, no summary.
-    ``ids`` limits the run to those case ids."""
+    ``ids`` limits the run to those case ids; ``on_record(record)`` is called as
+    each case finishes (e.g. to stream rows into a table)."""
     import gc
 
     was = gc.isenabled()
@@ -93,14 +94,14 @@ def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None
     try:
         return _evaluate(testset, system, k, out=out, resume=resume, concurrency=concurrency, timeout=timeout,
                          retries=retries, backoff=backoff, retriever=retriever, api_key_env=api_key_env,
-                         progress=progress, cancel=cancel, corpus=corpus, ids=ids)
+                         progress=progress, cancel=cancel, corpus=corpus, ids=ids, on_record=on_record)
     finally:
         if was:
             gc.enable()
 
 
 def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries, backoff, retriever,
-              api_key_env, progress, cancel, corpus, ids) -> Run:
+              api_key_env, progress, cancel, corpus, ids, on_record) -> Run:
     from .runner import Progress
 
     doc = load_testset(testset)
@@ -112,7 +113,7 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
     if retries < 0:
         raise InputError(Problem("--retries", None, "must be 0 or more"))
     ctx, sys_ = open_system(doc, system, corpus=corpus, timeout=timeout, retriever=retriever,
-                            api_key_env=api_key_env)
+                            api_key_env=api_key_env, concurrency=concurrency)
     warnings = list(getattr(sys_, "warnings", []))
     cases = list(doc.cases)
     if ids is not None:
@@ -141,7 +142,7 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
                 warnings.append(Problem(str(out), 1, "the test set changed since this run started; "
                                         "kept cases are rescored against it", severity="warning"))
             meta["started"] = pm.get("started", meta["started"])
-            meta["resumed"] = make_meta(testset="", testset_hash=None, system="", k=k, version="")["started"]
+            meta["resumed"] = utc_now()
             keep = []
             for rec in prev.cases:
                 if rec.get("reason") == "error" or rec["id"] not in order:
@@ -153,7 +154,16 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
     todo = [c for c in cases if c.id not in records]
     if hasattr(sys_, "prepare"):
         sys_.prepare()
-    writer = RunWriter(out, meta, keep if resume else None) if out is not None else None
+    writer = None
+    if out is not None:
+        if Path(out).is_dir():
+            raise InputError(Problem(str(out), None, "is a folder; give a file name for the run, e.g. runs/run.jsonl",
+                                     field="--out"))
+        try:
+            writer = RunWriter(out, meta, keep if resume else None)
+        except OSError as e:
+            raise InputError(Problem(str(out), None, f"cannot write the run file: {e.strerror or e}",
+                                     field="--out")) from None
     chunk_text = ctx.chunk_text
     interrupted = False
     asked = 0
@@ -165,6 +175,8 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
                 records[case.id] = rec
                 if writer is not None:
                     writer.write_case(rec, flush=not local)
+                if on_record is not None:
+                    on_record(rec)
                 bar.advance()
 
             try:

@@ -17,7 +17,6 @@ is then a comparison of that small matrix against k, with no new lookups.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -173,7 +172,3 @@ def retrieval_at(records: Sequence[dict], k: int) -> dict[str, float | None]:
         [r.get("expect", "any") for r in keep],
     )
     return retrieval_means(p, k)
-
-
-def none_if_nan(x: float) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else x

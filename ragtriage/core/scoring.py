@@ -7,7 +7,7 @@ run file.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from .diagnosis import diagnose
 from .grounding import check_grounding, decline_phrases, is_abstention, is_correct
@@ -112,8 +112,3 @@ def make_record(case, result: dict, k: int, chunk_text_lookup, settings) -> dict
 def rescore(record: dict, case, k: int, chunk_text_lookup, settings) -> dict:
     """A stored record recomputed after the case changed (e.g. a relabel), no system call."""
     return make_record(case, record, k, chunk_text_lookup, settings)
-
-
-def prompt_ids_of(result: dict, k: int) -> Sequence[str]:
-    p = result.get("prompt_ids")
-    return p if p is not None else (result.get("ranking") or [])[:k]

@@ -417,7 +417,7 @@ class RagtriageApp(App[int]):
             node = active.node
             yield SystemCommand(
                 b.description,
-                f"key: {self.get_key_display(b)}",
+                f"key: {self.get_key_display(b)}" + (f" · {b.tooltip}" if b.tooltip else ""),
                 lambda node=node, action=b.action: self.call_later(self.run_action, action, node),
             )
         yield from super().get_system_commands(screen)

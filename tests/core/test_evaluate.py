@@ -43,7 +43,9 @@ def test_builtin_offline_mix_and_reproducible(ts, tmp_path):
 
 def test_run_file_format_and_read_back(ts, tmp_path):
     out = tmp_path / "runs" / "r.jsonl"
-    run = evaluate(ts, "builtin", 2, out=out)
+    streamed = []
+    run = evaluate(ts, "builtin", 2, out=out, on_record=streamed.append)
+    assert sorted(r["id"] for r in streamed) == sorted(c["id"] for c in run.cases)
     lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert lines[0]["type"] == "meta" and lines[-1]["type"] == "summary"
     meta = lines[0]
@@ -274,3 +276,39 @@ def test_sweep_http_asks_per_k(ts):
         res = sweep(ts, srv.url + "/ask", [1, 2], backoff=0.01)
         assert len(srv.requests) == 10 and res["calls"] == 10
     assert res["rows"][0]["hit"] is not None
+
+
+def test_sweep_results_file_answers_fixed_retrieval_per_k(ts, tmp_path):
+    res = tmp_path / "answers.jsonl"
+    res.write_text(
+        json.dumps({"id": "precio-oficina", "ranking": ["entrega-2", "entrega-1"], "scores": [0.9, 0.4],
+                    "answer": "Cuesta 3 €. [entrega-1]"}) + "\n"
+        + json.dumps({"id": "domingo", "ranking": ["entrega-2"], "scores": [0.2], "answer": "No lo sé"}) + "\n",
+        encoding="utf-8")
+    out = sweep(ts, f"results:{res}", [1, 2], [None, 0.5])
+    rows = {(r["k"], r["threshold"]): r for r in out["rows"]}
+    assert out["calls"] == 5  # one pass over the file, no call per k
+    # precio-oficina is the only scored answerable case (the others have no line: error)
+    assert rows[(1, None)]["hit"] == 0.0 and rows[(2, None)]["hit"] == 1.0
+    # at k = 1 the cited chunk is outside the prompt: not supported; at k = 2 it is
+    assert rows[(1, None)]["supported"] == 0.5 and rows[(2, None)]["supported"] == 1.0
+    # a threshold of 0.5 cuts entrega-1 (0.4) away: not found at any k
+    assert rows[(2, 0.5)]["hit"] == 0.0
+
+
+def test_openai_slow_endpoint_times_out_per_case(ts):
+    with Server(latency=1.0) as srv:
+        run = evaluate(ts, f"openai:{srv.url}/v1#tiny", 2, timeout=0.2, retries=0, concurrency=5, **FAST)
+    assert run.summary["errors"] == 5 and run.summary["n"] == 5
+    assert all("timeout" in c["error"] for c in run.cases)
+
+
+def test_python_sync_callable_runs_as_many_calls_in_flight_as_asked(ts, tmp_path, monkeypatch):
+    mod = tmp_path / "barrier_rag.py"
+    mod.write_text(
+        "import threading\nB = threading.Barrier(5, timeout=10)\n"
+        "def f(q, k):\n    B.wait()  # passes only when 5 calls are in flight at once\n"
+        "    return {'ranking': [], 'answer': None}\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    run = evaluate(ts, "python:barrier_rag:f", 2, concurrency=5, retries=0, timeout=20)
+    assert run.summary["errors"] == 0

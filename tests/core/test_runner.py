@@ -10,13 +10,17 @@ from ragtriage.core.systems import CaseError
 
 def test_plain_progress_lines_when_not_a_terminal():
     out = io.StringIO()
-    with Progress(20, stream=out) as p:
+    with Progress(20, stream=out, min_interval=0) as p:
         for _ in range(20):
             p.advance()
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("2/20 cases (10%)") and "ETA" in lines[0]
     assert lines[-1].startswith("20/20 cases in ")
     assert len(lines) == 10  # about every 10 %, then the total
+    fast = io.StringIO()
+    with Progress(20, stream=fast) as p:  # a run of a moment prints nothing
+        p.advance(20)
+    assert fast.getvalue() == ""
     quiet = io.StringIO()
     with Progress(5, stream=quiet, enabled=False) as p:
         p.advance(5)

@@ -23,6 +23,10 @@ async def settle(app, pilot) -> None:
     for _ in range(4):
         await pilot.pause()
         await app.workers.wait_for_complete()
+    for screen in app.screen_stack:  # a burst of keys defers the detail pane to a timer: show it now
+        flush = getattr(screen, "flush_detail", None)
+        if flush is not None and getattr(screen, "_ready", False):
+            flush()
     await pilot.pause()
 
 

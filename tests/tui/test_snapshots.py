@@ -15,6 +15,7 @@ def test_cases_screen(snap_compare, shop):
     async def ready(pilot):
         await settle(pilot.app, pilot)
         await pilot.press("j", "j", "j", "j", "j", "j")  # garantía: two expected chunks, expect all
+        await settle(pilot.app, pilot)
 
     assert snap_compare(_app(shop), terminal_size=(120, 36), run_before=ready)
 

@@ -194,7 +194,7 @@ def make_system(spec: str, ctx: Context, **options):
     if spec.startswith("python:"):
         from .python import PythonSystem
 
-        return PythonSystem(spec[len("python:"):], ctx)
+        return PythonSystem(spec[len("python:"):], ctx, workers=options.get("concurrency") or 8)
     if spec.startswith(("http://", "https://")):
         from .http import HttpSystem
 

@@ -17,7 +17,7 @@ from . import CaseError, Context, coerce_result
 
 
 class PythonSystem:
-    def __init__(self, target: str, ctx: Context):
+    def __init__(self, target: str, ctx: Context, workers: int = 8):
         self.spec = f"python:{target}"
         self.warnings: list = []
         mod_name, sep, attr = target.rpartition(":")
@@ -43,6 +43,8 @@ class PythonSystem:
         self.func = obj
         self.is_async = inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(
             getattr(obj, "__call__", None))
+        self.workers = max(1, workers)
+        self._pool = None
 
     def prepare(self) -> None:
         pass
@@ -51,7 +53,11 @@ class PythonSystem:
         if self.is_async:
             out = await self.func(case.question, k)
         else:
-            out = await asyncio.to_thread(self.func, case.question, k)
+            if self._pool is None:  # as many threads as calls in flight (asyncio's default pool has ~6)
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="ragtriage-system")
+            out = await asyncio.get_running_loop().run_in_executor(self._pool, self.func, case.question, k)
             if inspect.isawaitable(out):
                 out = await out
         try:
@@ -63,4 +69,6 @@ class PythonSystem:
         return 0
 
     async def aclose(self) -> None:
-        pass
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

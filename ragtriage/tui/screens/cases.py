@@ -1,6 +1,8 @@
 """Cases: every case in a virtual table, a detail pane, filter, sort, actions."""
 from __future__ import annotations
 
+import time
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,6 +16,9 @@ from ..widgets.case_table import CaseTable
 from .dialogs import confirm
 
 
+DETAIL_DELAY = 0.05  # seconds between keys below which the detail pane waits
+
+
 class CasesScreen(Screen):
     """Home of ``ragtriage edit``."""
 
@@ -25,19 +30,35 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 """
 
     BINDINGS = [
-        Binding("slash", "filter", "Filter", key_display="/", id="cases.filter"),
-        Binding("e", "edit", "Edit", show=False, id="cases.edit"),
-        Binding("p", "pick", "Pick", id="cases.pick"),
-        Binding("a", "add", "New", id="cases.new"),
-        Binding("d", "duplicate", "Duplicate", show=False, id="cases.duplicate"),
-        Binding("x,delete", "delete", "Delete", id="cases.delete"),
-        Binding("u", "toggle_unanswerable", "Unanswerable", id="cases.unanswerable"),
-        Binding("f", "next_flagged", "Flagged", id="cases.next_flagged"),
-        Binding("r", "review_stale", "Stale", id="cases.stale"),
-        Binding("s", "sort", "Sort", id="cases.sort"),
-        Binding("S", "reverse_sort", "Reverse sort", show=False, id="cases.reverse_sort"),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="cases.clear_filter"),
-        Binding("t", "triage", "Triage", id="cases.triage"),
+        # Help and quit first, so that a narrow footer (80 columns) still shows them.
+        Binding("question_mark", "app.help", "Help", key_display="?", id="cases.help"),
+        Binding("q", "app.request_quit", "Quit", id="cases.quit"),
+        Binding("slash", "filter", "Filter", key_display="/", id="cases.filter",
+                tooltip='filter as you type: words in id, topic, question, chunk ids, flags, reason, tags'),
+        Binding("e", "edit", "Edit", show=False, id="cases.edit",
+                tooltip='open the case editor (also enter)'),
+        Binding("p", "pick", "Pick", id="cases.pick",
+                tooltip='chunk picker: search the corpus and toggle expected chunks'),
+        Binding("a", "add", "New", id="cases.new",
+                tooltip='new case'),
+        Binding("d", "duplicate", "Duplicate", show=False, id="cases.duplicate",
+                tooltip='copy this case right below it'),
+        Binding("x,delete", "delete", "Delete", id="cases.delete",
+                tooltip='delete this case (asks first; ctrl+z undoes)'),
+        Binding("u", "toggle_unanswerable", "Unanswerable", id="cases.unanswerable",
+                tooltip='mark unanswerable (drops its expected chunks) or answerable again'),
+        Binding("f", "next_flagged", "Flagged", id="cases.next_flagged",
+                tooltip='jump to the next draft, unanswerable, stale or failed case'),
+        Binding("r", "review_stale", "Stale", id="cases.stale",
+                tooltip='review stale labels: accept a candidate, pick, or mark unanswerable'),
+        Binding("s", "sort", "Sort", id="cases.sort",
+                tooltip='sort by the next column (id, topic, question, ...; then file order)'),
+        Binding("S", "reverse_sort", "Reverse sort", show=False, id="cases.reverse_sort",
+                tooltip='reverse the sort order'),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="cases.clear_filter",
+                tooltip='clear the filter'),
+        Binding("t", "triage", "Triage", id="cases.triage",
+                tooltip='failures of the loaded run, grouped by reason'),
     ]
 
     def __init__(self) -> None:
@@ -46,6 +67,10 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         self._row_cache: dict[tuple, tuple] = {}
         self._seen = None
         self._ready = False
+        self._detail_for: str | None = None
+        self._detail_pending = False
+        self._detail_timer = None
+        self._last_highlight = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(f"{self.app.testset_path.name} · loading…", id="status")
@@ -53,7 +78,7 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         with Horizontal(id="cases-main"):
             yield CaseTable(self.rows, id="cases")
             yield CaseDetail(id="detail")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
@@ -145,7 +170,32 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 
     @on(CaseTable.Highlighted)
     def _highlighted(self, event: CaseTable.Highlighted) -> None:
-        self._show_detail(event.case_id)
+        self._queue_detail(event.case_id)
+
+    def _queue_detail(self, case_id: str | None) -> None:
+        # The table's frame goes out first and the detail pane follows. While keys
+        # repeat faster than DETAIL_DELAY (holding j), the detail waits for a pause:
+        # re-wrapping the pane on every row would halve the frame rate.
+        self._detail_for = case_id
+        now = time.monotonic()
+        repeating = now - self._last_highlight < DETAIL_DELAY
+        self._last_highlight = now
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+            self._detail_timer = None
+        if repeating:
+            self._detail_timer = self.set_timer(DETAIL_DELAY, self.flush_detail)
+        elif not self._detail_pending:
+            self._detail_pending = True
+            self.call_after_refresh(self.flush_detail)
+
+    def flush_detail(self) -> None:
+        """Show the detail of the case under the cursor now (tests call it after fast key bursts)."""
+        self._detail_pending = False
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+            self._detail_timer = None
+        self._show_detail(self._detail_for if self._detail_for is not None else self.table.current_id)
 
     @on(CaseTable.Selected)
     def _selected(self, event: CaseTable.Selected) -> None:
@@ -170,7 +220,7 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         self.rows.set_filter(event.value)
         self.table.refresh_rows(keep)
         self._update_status()
-        self._show_detail(self.table.current_id)
+        self._queue_detail(self.table.current_id)
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self, event: Input.Submitted) -> None:

@@ -96,6 +96,7 @@ class HelpScreen(ModalScreen[None]):
             out.append(intro.strip() + "\n\n")
         seen: dict[str, list[str]] = {}
         order: list[str] = []
+        tips: dict[str, str] = {}
         for key, active in self.under.active_bindings.items():
             b = active.binding
             if not b.description or b.system or b.id is None:
@@ -103,13 +104,17 @@ class HelpScreen(ModalScreen[None]):
             if b.description not in seen:
                 seen[b.description] = []
                 order.append(b.description)
+                tips[b.description] = b.tooltip
             disp = app.get_key_display(b)
             if disp not in seen[b.description]:
                 seen[b.description].append(disp)
         for desc in order:
             keys = " / ".join(seen[desc])
-            out.append(f"  {keys:<22}", style="bold")
-            out.append(f"{desc}\n")
+            out.append(f"  {keys:<14}", style="bold")
+            out.append(desc)
+            if tips.get(desc):
+                out.append(f" — {tips[desc]}", style="dim")
+            out.append("\n")
         out.append("\n  ctrl+p                command palette: every action by name\n")
         out.append("  escape / q / ?        close this help\n")
         return out

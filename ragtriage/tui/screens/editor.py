@@ -65,21 +65,21 @@ field is never written. escape goes back to the cases.
         yield Static("", id="editor-title")
         with VerticalScroll(id="form"):
             for name, widget in (
-                ("id", Input(id="f-id", compact=True)),
-                ("topic", Input(id="f-topic", compact=True)),
-                ("question", Input(id="f-question", compact=True)),
-                ("expected", Input(id="f-expected", compact=True)),
+                ("id", Input(id="f-id", compact=True, select_on_focus=False)),
+                ("topic", Input(id="f-topic", compact=True, select_on_focus=False)),
+                ("question", Input(id="f-question", compact=True, select_on_focus=False)),
+                ("expected", Input(id="f-expected", compact=True, select_on_focus=False)),
                 ("expect", Checkbox("expect all", id="f-expect")),
                 ("must_contain", TextArea(id="f-must_contain", soft_wrap=True)),
-                ("answer", Input(id="f-answer", compact=True)),
+                ("answer", Input(id="f-answer", compact=True, select_on_focus=False)),
                 ("unanswerable", Checkbox("unanswerable", id="f-unanswerable")),
-                ("tags", Input(id="f-tags", compact=True)),
+                ("tags", Input(id="f-tags", compact=True, select_on_focus=False)),
                 ("notes", TextArea(id="f-notes", soft_wrap=True)),
             ):
                 yield Label(f"{name.replace('_', ' ')}  [dim]{FIELD_HELP[name]}[/]", classes="field-label")
                 yield widget
                 yield Static("", id=f"e-{name}", classes="field-error")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self._ready = True

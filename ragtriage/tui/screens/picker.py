@@ -57,7 +57,7 @@ chunk says now) are recorded when you save.
         yield Input(id="query", placeholder="search the corpus")
         yield Static("", id="picker-status")
         yield ChunkList(id="results")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         case = self._case()

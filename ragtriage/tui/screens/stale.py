@@ -59,7 +59,7 @@ unanswerable. Changes are saved with ctrl+s like every edit.
             yield StaleList(id="stale-list")
             with VerticalScroll(id="stale-detail"):
                 yield Static("", id="stale-text")
-        yield Footer()
+        yield Footer(compact=True)
 
     _ready = False
 

@@ -12,7 +12,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -88,6 +88,8 @@ class CaseTable(ScrollView, can_focus=True):
         self._widths: dict[str, int] = {}
         self._max_id = 8
         self._max_topic = 8
+        self._styles: dict[str, Style] = {}
+        self._strips: dict[tuple, tuple[Row, Strip]] = {}
         self._measure()
 
     # -- data ------------------------------------------------------------------------
@@ -102,6 +104,7 @@ class CaseTable(ScrollView, can_focus=True):
         self.virtual_size = Size(self.size.width, len(self.rows) + 1)
         pos = self.rows.position_of(keep) if keep is not None else None
         self._widths = {}
+        self._strips.clear()
         self.cursor = pos if pos is not None else min(self.cursor, max(0, len(self.rows) - 1))
         self.refresh()
 
@@ -129,7 +132,7 @@ class CaseTable(ScrollView, can_focus=True):
         cols = self.columns
         gaps = len(cols) - 1
         w: dict[str, int] = {}
-        w["id"] = min(self._max_id, max(8, width // 5))
+        w["id"] = min(self._max_id, max(8, width // 4))
         w["topic"] = min(self._max_topic, 18) if width >= 100 else 0
         w["expected"] = 20 if width >= 100 else 12
         w["flags"] = 14
@@ -142,22 +145,54 @@ class CaseTable(ScrollView, can_focus=True):
         return w
 
     # -- painting ----------------------------------------------------------------------
+    def _style(self, name: str) -> Style:
+        """Base style + a component class, cached until the theme or focus changes."""
+        st = self._styles.get(name)
+        if st is None:
+            st = self.rich_style if name == "" else self.rich_style + self.get_component_rich_style(name)
+            self._styles[name] = st
+        return st
+
+    def _forget_styles(self) -> None:
+        self._styles.clear()
+        self._strips.clear()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._forget_styles()
+
+    def on_focus(self) -> None:
+        self._forget_styles()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self._forget_styles()
+        self.refresh()
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width or self.size.width
-        base = self.rich_style
         if y == 0:
             return self._header(width)
         pos = int(self.scroll_offset.y) + y - 1
         if pos >= len(self.rows):
-            return Strip.blank(width, base)
+            return Strip.blank(width, self._style(""))
         row = self.rows.visible(pos)
-        if pos == self.cursor:
-            style = base + self.get_component_rich_style("case-table--cursor")
-            return self._row_strip(row, width, style, plain=True)
-        return self._row_strip(row, width, base, plain=False)
+        cursor = pos == self.cursor
+        key = (id(row), width, cursor, self.show_reason)
+        hit = self._strips.get(key)
+        if hit is not None and hit[0] is row:
+            return hit[1]
+        if cursor:
+            strip = self._row_strip(row, width, self._style("case-table--cursor"), plain=True)
+        else:
+            strip = self._row_strip(row, width, self._style(""), plain=False)
+        if len(self._strips) > 4000:
+            self._strips.clear()
+        self._strips[key] = (row, strip)  # the row is kept so its id() is not reused
+        return strip
 
     def _header(self, width: int) -> Strip:
-        style = self.rich_style + self.get_component_rich_style("case-table--header")
+        style = self._style("case-table--header")
         w = self.column_widths()
         segs = []
         for i, col in enumerate(self.columns):
@@ -181,17 +216,17 @@ class CaseTable(ScrollView, can_focus=True):
             s = style
             if not plain:
                 if col == "flags" and row.flags:
-                    s = style + self.get_component_rich_style("case-table--flag")
+                    s = self._style("case-table--flag")
                 elif col == "reason" and row.reason:
-                    cls = "case-table--fail" if row.cell("reason").startswith("✗") else "case-table--pass"
-                    s = style + self.get_component_rich_style(cls)
+                    s = self._style("case-table--fail" if row.cell("reason").startswith("✗") else "case-table--pass")
                 elif col in ("expected", "topic"):
-                    s = style + self.get_component_rich_style("case-table--dim")
+                    s = self._style("case-table--dim")
             segs.append(Segment(text, s))
         return Strip(segs).adjust_cell_length(width, style)
 
     def on_resize(self, event: events.Resize) -> None:
         self._widths = {}
+        self._strips.clear()
         self.virtual_size = Size(event.size.width, len(self.rows) + 1)
         self._scroll_cursor_into_view()
 
@@ -201,8 +236,14 @@ class CaseTable(ScrollView, can_focus=True):
         if n and not 0 <= new < n:
             self.cursor = max(0, min(new, n - 1))
             return
+        top = int(self.scroll_offset.y)
         self._scroll_cursor_into_view()
-        self.refresh()
+        if int(self.scroll_offset.y) == top:  # only two rows changed: repaint just those
+            width = self.size.width
+            for p in (old, new):
+                self.refresh(Region(0, p - top + 1, width, 1))
+        else:
+            self.refresh()
         self.post_message(self.Highlighted(self, self.current_id))
 
     def _scroll_cursor_into_view(self) -> None:
