@@ -181,7 +181,7 @@ def main() -> None:
         if not (data / "labels.json").exists():
             t0 = time.perf_counter()
             print(f"generating {n:,} paragraphs in {data} ...", file=sys.stderr, flush=True)
-            generate(round(n * 0.862), data)  # ~1.16 windows per paragraph
+            generate(round(n * 0.77), data)  # ~1.3 windows per paragraph
             print(f"  {time.perf_counter() - t0:.0f} s", file=sys.stderr)
         import orjson
 

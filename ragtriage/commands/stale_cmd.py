@@ -43,12 +43,12 @@ def _progress(path: Path | None):
     state = {"next": {}}
 
     def plain(phase, done, total):
-        nxt = state["next"].get(phase, 0.25)
+        nxt = state["next"].get(phase, 0.1)
         if total and done / total >= nxt:
             what = "read" if phase == "scan" else "similar chunks: read"
             print(f"stale: {what} {done >> 20} of {total >> 20} MB ({done * 100 // total}%)", file=sys.stderr,
                   flush=True)
-            state["next"][phase] = nxt + 0.25
+            state["next"][phase] = (int(done * 10 // total) + 1) / 10
 
     return plain, lambda: None
 

@@ -138,3 +138,18 @@ def test_pydocs_example_against_the_windows_chunking(cli, tmp_path):
     assert r.stdout.splitlines()[-1].startswith("43 labels: 23 ok, 9 changed, 4 merged, 7 split; 0 fixable")
     assert r.returncode == 1
     assert cli("stale", t).returncode == 1   # against its own (old) corpus, the fixed ids are gone
+
+
+def test_progress_off_a_terminal_is_a_few_plain_lines(tmp_path, monkeypatch, capsys):
+    from ragtriage.commands import stale_cmd
+
+    p = tmp_path / "c.jsonl"
+    p.write_bytes(b"x" * 1000)
+    assert stale_cmd._progress(p)[0] is None              # small corpus: silent
+    monkeypatch.setattr(stale_cmd, "BIG", 0)
+    cb, close = stale_cmd._progress(p)
+    for done in range(0, 1001, 50):
+        cb("scan", done, 1000)
+    close()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 10 and lines[0] == "stale: read 0 of 0 MB (10%)" and lines[-1].endswith("(100%)")
