@@ -37,24 +37,38 @@ API (used by ``ragtriage stale``, by ``validate`` and by the ``check`` gate)::
 
 ``progress(phase, done_bytes, total_bytes)`` is called per 4 MB read (phase is
 "scan" or "similar"); ``cancel`` is a ``threading.Event`` checked as often, and
-raises :class:`Cancelled`.
+raises :class:`Cancelled`. ``corpus_path`` may also be a loaded
+:class:`~ragtriage.core.corpus.Corpus`. A bad chunks file raises
+:class:`~ragtriage.core.errors.CorpusError` (located, like every reader).
 
-How it stays linear in the corpus: one pass computes each chunk's fingerprint
-(hash lookup against the remembered fingerprints: ``ok``/``moved``/``changed``)
-and intersects its words with an index of *anchor* words (rare interior words
-of the remembered texts, at least one every :data:`GAP` characters); only the
-few labels an anchor points at are compared as substrings (remembered text
-inside the chunk: ``merged``; chunk overlapping the text: a ``split`` piece;
-the neighbouring chunks of a piece are checked too, so short edge pieces are
-found). Spans (``doc``/``start``/``end``) on both sides are indexed per
-document. A second pass runs only when some labels need similarity candidates
-(``missing``, ``unknown``, ``changed`` with no holder) and keeps a bounded
-top-n per label. Memory: the labels and their indexes, never the corpus.
+Fixes (``fix == "auto"``): ``unrecorded`` (record the label), ``moved``,
+``merged`` and ``changed`` when exactly one chunk holds the whole remembered
+text (several: the one in the label's document over its old span, if only one
+is). :meth:`StaleReport.fix_plan` never writes a new text under an id that
+another case still expects with its old meaning: such a fix waits for review.
+Labels recorded by a fix carry ``sha``, ``text``, ``doc``/``start``/``end``,
+``when`` (UTC; ``SOURCE_DATE_EPOCH`` fixes it) and ``corpus`` (content hash).
+
+How it stays linear in the corpus: one pass splits each chunk into words and
+intersects its word trigrams with an index of *anchors* (the rarest interior
+trigram of each remembered text per ~:data:`GAP` characters); only the few
+labels an anchor points at are compared, on normalised text: equal (``moved``
+/ ``changed``), holding the whole remembered text (``merged``), or covering
+part of it (a ``split`` piece; the neighbours of a piece are checked too, so
+short edge pieces are found). Short texts (under five words) and
+fingerprint-only labels are matched by fingerprint. Spans (``doc``/``start``/
+``end``) on both sides are indexed per document. A chunk sharing anchors but
+none of the text is kept (bounded) as a similarity candidate for ``missing``. A
+second pass runs only for labels with no candidate at all (``unknown``, and
+``missing`` with nothing similar): it looks for the rare words of the
+remembered text or of the question, bounded top-n per label. Memory: the labels
+and their indexes, never the corpus.
 
 Scores: 1.0 is the remembered text exactly. Text and span candidates score the
 character overlap |remembered ∩ chunk| / |remembered ∪ chunk| (a chunk twice
-as long as the text it holds scores 0.5); similarity candidates score the
-idf-weighted share of the label's rare words found in the chunk.
+as long as the text it holds scores 0.5); an edited version (``missing``)
+scores its word overlap with the remembered text; second-pass candidates score
+the idf-weighted share of the query's rare words they contain.
 
 Text is compared after :func:`ragtriage.core.text.normalize_text` (NFC, case
 folding, whitespace collapsed): a re-chunking that moves line breaks is ``ok``.
