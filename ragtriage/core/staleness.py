@@ -268,7 +268,7 @@ class _Label:
     """What we know about one remembered label, and the evidence gathered for it."""
 
     __slots__ = ("id", "t", "fp", "doc", "start", "end", "has_text", "own", "own_norm", "exact",
-                 "holders", "pieces", "spans", "questions", "near", "n_anchors", "raw")
+                 "holders", "pieces", "spans", "questions", "near", "n_anchors", "raw", "nearby", "words")
 
     def __init__(self, cid: str, lab):
         get = (lambda k: lab.get(k)) if isinstance(lab, Mapping) else (lambda k: getattr(lab, k, None))
@@ -289,7 +289,9 @@ class _Label:
         self.pieces: dict[int, tuple[Chunk, int, int]] = {}  # seq -> (chunk, a, b) in t coordinates
         self.spans: list[tuple[Chunk, int, int]] = []        # span overlaps, label coordinates
         self.questions: list[str] = []
-        self.near: list[tuple] = []         # heap of (score, chunk id): chunks sharing an anchor
+        self.near: list[tuple] = []         # heap of (score, -seq, chunk id, text): chunks sharing an anchor
+        self.nearby: list[tuple] = []       # heap of (word share, -seq, chunk id): same-document chunks
+        self.words: frozenset | None = None
         self.n_anchors = 0
 
     def near_hit(self, cid: str, n: int, seq: int, c: str) -> None:
@@ -453,8 +455,9 @@ def _grams(toks: list[str]) -> list[tuple]:
 
 def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
     """Rare interior word trigrams of each remembered text, at least one per GAP characters
-    (the first and last word are left out: an old chunk may have cut them mid-word), the
-    rarest by how many remembered texts share them, then by how common their words are.
+    (the first and last word are left out: an old chunk may have cut them mid-word): the
+    one whose words the fewest remembered texts share (word counts only: counting every
+    trigram of 10,000 texts would cost more memory than the rest of the check).
     Anchors are indexed as written in the label and as normalised, because chunks are probed
     on their raw words (normalising every chunk costs too much). Probing chunks at every
     other word, with anchors indexed in pairs, was measured slower: the extra, commoner
@@ -462,7 +465,6 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
     from collections import Counter
     from itertools import chain
 
-    df = Counter(chain.from_iterable(set(_grams(st.t.split())) for st in states))
     wdf = Counter(chain.from_iterable(set(st.t.split()) for st in states))
     index: dict[tuple, list[int]] = {}
     for li, st in enumerate(states):
@@ -471,7 +473,7 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
         if not grams:
             continue  # fewer than 5 words: found by fingerprint only
         raw = st.raw.split()
-        keys_of = [(df[g], wdf[g[0]] + wdf[g[1]] + wdf[g[2]]) for g in grams]
+        keys_of = [wdf[a] + wdf[b] + wdf[c] for a, b, c in grams]
         last = len(grams)   # word index of the last interior trigram (grams[k - 1] starts at word k)
         best: dict[int, tuple] = {}
         pos = len(toks[0]) + 1
@@ -544,6 +546,12 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
     span_starts = {d: [s.start for s in lst] for d, lst in span_docs.items()}
     short_lens = {len(st.t.split()) for st in textual if len(st.t.split()) < 5}
     all_fp = any(st.t is None and st.fp for st in order)   # sha-only labels: fingerprint every chunk
+
+    doc_labels: dict[str, list[_Label]] = {}
+    for st in textual:
+        if st.doc is not None:
+            st.words = frozenset(st.raw.split())
+            doc_labels.setdefault(st.doc, []).append(st)
 
     recent: deque = deque(maxlen=4)       # [seq, line, record, normalised text or None]
     pending: dict[int, list[int]] = {}    # seq expected next -> text-label indexes waiting for it
@@ -649,6 +657,14 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                     prev = lst.pieces.get(seq - 1)
                     if isinstance(r, tuple) and prev is not None and r[0] <= prev[2] + 1:
                         accept(li, item, r)
+        if doc_labels:
+            doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
+            near_doc = doc_labels.get(doc) if doc is not None else None
+            if near_doc:   # same-document chunks: similarity candidates, should nothing hold the text
+                for lst in near_doc:
+                    k = len(lst.words.intersection(toks))
+                    if k:
+                        _push(lst.nearby, (k / len(lst.words), -seq, cid))
         if span_docs:
             doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
             if doc in span_docs:
@@ -770,6 +786,10 @@ def _judge(st: _Label, found: dict) -> tuple:
     if st.near:
         scored = sorted(((_dice(t, c), cid) for _, _, cid, c in st.near), key=lambda p: (-p[0], p[1]))
         return status_if("missing"), [(cid, sc) for sc, cid in scored], "review", None, None
+    if st.nearby:   # nothing shares a passage: the most similar chunks of the same document
+        scored = sorted(((round(min(sc, 0.999), 3), -negseq, cid) for sc, negseq, cid in st.nearby),
+                        key=lambda p: (-p[0], p[1]))
+        return status_if("missing"), [(cid, sc) for sc, _, cid in scored], "review", None, None
     return status_if("missing"), [], "review", None, "text"
 
 

@@ -330,3 +330,13 @@ def test_a_fix_never_overwrites_a_label_still_needed_under_its_old_meaning():
     new_expected, record = report.fix_plan()
     assert new_expected == {} and record == {}
     assert got["a"].fix == "review"
+
+
+def test_missing_without_a_shared_passage_proposes_chunks_of_its_document():
+    lab = {"text": RULE, "doc": "shop.md"}
+    rewritten = "Items can be sent back for a refund during a month if unused and with the receipt."
+    got, _ = judge({"r": lab}, [Chunk("n1", "Shipping costs three euros.", "shop.md"),
+                                Chunk("n2", rewritten, "shop.md"), Chunk("n3", rewritten, "other.md")])
+    e = got["r"]
+    assert e.status == "missing" and [c for c, _ in e.candidates] == ["n2"]   # not the other document's
+    assert all(0 < s < 1 for _, s in e.candidates)
