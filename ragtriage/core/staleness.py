@@ -101,6 +101,7 @@ GAP = 80          # an anchor (word trigram) at least every GAP characters of a 
 TOP_N = 3         # similarity candidates per label
 MAX_HOLDERS = 8   # identical / containing chunks kept per label
 MAX_PIECES = 64   # split pieces kept per label
+RARE_WORDS = 12   # a label's rarest words, compared with the chunks of its document
 _WORD = re.compile(r"\w+")
 _STOP = frozenset(
     "the a an and or of to in on at for by with from as is are was were be been it its this that these those "
@@ -286,7 +287,7 @@ class _Label:
         self.own_norm: str | None = None
         self.exact: list[Chunk] = []        # other chunks with the same fingerprint
         self.holders: list[Chunk] = []      # chunks whose text contains the remembered text
-        self.pieces: dict[int, tuple[Chunk, int, int]] = {}  # seq -> (chunk, a, b) in t coordinates
+        self.pieces: dict[int, tuple] = {}  # seq -> ((chunk id, normalised length), a, b), b/a in t
         self.spans: list[tuple[Chunk, int, int]] = []        # span overlaps, label coordinates
         self.questions: list[str] = []
         self.near: list[tuple] = []         # heap of (score, -seq, chunk id, text): chunks sharing an anchor
@@ -464,6 +465,7 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
     anchors cost more in false hits than the saved probes."""
     from collections import Counter
     from itertools import chain
+    from sys import intern
 
     wdf = Counter(chain.from_iterable(set(st.t.split()) for st in states))
     index: dict[tuple, list[int]] = {}
@@ -472,7 +474,8 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
         grams = _grams(toks)
         if not grams:
             continue  # fewer than 5 words: found by fingerprint only
-        raw = st.raw.split()
+        toks = list(map(intern, toks))   # the index keeps these words: one copy of each
+        raw = list(map(intern, st.raw.split()))
         keys_of = [wdf[a] + wdf[b] + wdf[c] for a, b, c in grams]
         last = len(grams)   # word index of the last interior trigram (grams[k - 1] starts at word k)
         best: dict[int, tuple] = {}
@@ -494,6 +497,10 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
         for g in keys:
             index.setdefault(g, []).append(li)
         st.n_anchors = len(best)
+        if st.doc is not None:   # its rarest words, for same-document similarity (see check_labels)
+            pairs = zip(raw, toks) if same else zip(toks, toks)
+            ranked = sorted({w: wdf[n] for w, n in pairs if len(n) > 2 and n not in _STOP}.items(), key=lambda p: p[1])
+            st.words = frozenset(w for w, _ in ranked[:RARE_WORDS]) or None
     return index
 
 
@@ -549,8 +556,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
 
     doc_labels: dict[str, list[_Label]] = {}
     for st in textual:
-        if st.doc is not None:
-            st.words = frozenset(st.raw.split())
+        if st.doc is not None and st.words:
             doc_labels.setdefault(st.doc, []).append(st)
 
     recent: deque = deque(maxlen=4)       # [seq, line, record, normalised text or None]
@@ -569,7 +575,8 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
         seq = item[0]
         if seq in st.pieces or len(st.pieces) >= MAX_PIECES:
             return
-        st.pieces[seq] = (_chunk(item[2], item[1]), iv[0], iv[1])
+        rec = item[2]   # a piece keeps its id and normalised length only, not its text
+        st.pieces[seq] = ((rec["id"] if isinstance(rec, dict) else rec.id, len(norm_of(item))), iv[0], iv[1])
         t = st.t
         if iv[0] > 0:   # look back for the piece before, however short
             prev = next((r for r in recent if r[0] == seq - 1), None)
@@ -779,7 +786,7 @@ def _judge(st: _Label, found: dict) -> tuple:
     if t is not None and st.pieces:
         run = _best_run(t, st.pieces)
         if run:
-            cands = [(c.id, _jaccard(len(t), len(normalize_text(c.text)), b - a)) for c, a, b in run]
+            cands = [(cid, _jaccard(len(t), n, b - a)) for (cid, n), a, b in run]
             return status_if("split"), cands, "review", "all", None
     if t is None:
         return status_if("missing"), [], "review", None, "question"
