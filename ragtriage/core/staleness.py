@@ -30,6 +30,7 @@ API (used by ``ragtriage stale``, by ``validate`` and by the ``check`` gate)::
     report.stale         # the entries whose status is not "ok"
     report.remaining     # stale entries not resolved by apply_fixes (all of them before)
     report.to_dict() / report.to_json()   # the --json shape of staleness.md
+    report.settle()      # {(case, label): target id} of the safe fixes (already applied to .fix)
     n = report.apply_fixes(doc)           # edits through the document; caller saves
 
     # the same on plain data (no YAML): cases as (id, question, expected ids)
@@ -190,23 +191,29 @@ class StaleReport:
 
     # -------------------------------------------------------------- fixes
 
-    def fix_plan(self) -> tuple[dict[str, list[str]], dict[str, dict]]:
-        """(case id -> new expected list, chunk id -> label to record) for the automatic fixes."""
+    def settle(self) -> dict[tuple[str, str], str]:
+        """(case, label) -> target chunk id for the automatic fixes that are safe together.
+
+        A label is keyed by chunk id: a fix must not write new text under an id that another
+        case still expects with its old meaning (a stale label left for review); such a fix
+        is turned into ``review``."""
         target: dict[tuple[str, str], str] = {}
         for e in self.labels:
             if e.fix == "auto":
                 target[(e.case, e.label)] = e.label if e.status == "unrecorded" else e.candidates[0][0]
-        # A label is keyed by chunk id: a fix must not overwrite the remembered text of an id
-        # that another case still expects with its old meaning (a stale label left for review).
         while True:
             kept = {e.label for e in self.labels if e.status != "ok" and (e.case, e.label) not in target}
             clash = [e for e in self.labels if (e.case, e.label) in target and target[(e.case, e.label)] in kept
                      and target[(e.case, e.label)] != e.label]
             if not clash:
-                break
+                return target
             for e in clash:
                 del target[(e.case, e.label)]
                 e.fix = "review"
+
+    def fix_plan(self) -> tuple[dict[str, list[str]], dict[str, dict]]:
+        """(case id -> new expected list, chunk id -> label to record) for the automatic fixes."""
+        target = self.settle()
         when = _now()
         new_expected: dict[str, list[str]] = {}
         record: dict[str, dict] = {}
@@ -222,7 +229,7 @@ class StaleReport:
                     out.append(t)
                 if (case, e.label) in target:
                     ch = self._found.get(t)
-                    if ch is not None:
+                    if ch is not None and t not in record:
                         record[t] = {"sha": _fp(normalize_text(ch.text)), "text": ch.text, "doc": ch.doc,
                                      "start": ch.start, "end": ch.end, "when": when, "corpus": self.corpus_hash}
             if changed:
@@ -710,7 +717,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                 df[w] = df.get(w, 0) + 1
         _similar(need, corpus, top_n, df, progress, cancel)
     report.labels = entries
-    report.fix_plan()   # settles which fixes are safe together (see fix_plan), so the report says so
+    report.settle()   # which fixes are safe together (see settle), so the report says so
     return report
 
 

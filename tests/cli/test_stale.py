@@ -153,3 +153,26 @@ def test_progress_off_a_terminal_is_a_few_plain_lines(tmp_path, monkeypatch, cap
     close()
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 10 and lines[0] == "stale: read 0 of 0 MB (10%)" and lines[-1].endswith("(100%)")
+
+
+def test_case_lines_in_one_scan_agree_with_the_document(tmp_path):
+    """Over 200 stale cases the report finds lines in one scan; it must say what case_line says."""
+    from ragtriage.commands.stale_cmd import _case_lines
+    from ragtriage.core.document import TestSetDocument
+
+    parts = ["# header\nversion: 1\ncases:\n"]
+    for i in range(260):
+        style = i % 4
+        if style == 0:
+            parts.append(f"  - id: c{i}\n    question: q{i}\n    expected: [x{i}]\n")
+        elif style == 1:
+            parts.append(f"  # about c{i}\n  - id: 'c{i}'   # quoted\n    question: q{i}\n    expected: [x{i}]\n")
+        elif style == 2:
+            parts.append(f"  - question: |\n      - id: c{i - 1} is not a case line\n    id: c{i}\n    expected: [x{i}]\n")
+        else:
+            parts.append(f"\n  -   id: \"c{i}\"\n      question: q{i}\n      expected: [x{i}]\n")
+    t = tmp_path / "t.yaml"
+    t.write_text("".join(parts), encoding="utf-8")
+    doc = TestSetDocument.load(t, use_cache=False)
+    ids = [c.id for c in doc.cases]
+    assert _case_lines(doc, ids) == {cid: doc.case_line(cid) for cid in ids}
