@@ -21,32 +21,10 @@ def _stale_entries(doc) -> tuple[list, str | None]:
         return [], "no corpus in the test set: stale labels not checked"
     if not corpus.exists():
         raise InputError(Problem(str(doc.path), None, f"corpus file not found: {corpus}", field="corpus"))
-    try:
-        from ..core import staleness
-    except ImportError:  # until the stale-label engine is on main: same ids, same text, or stale
-        return _simple_stale(doc, corpus), None
+    from ..core import staleness
+
     report = staleness.check(doc, corpus)
     return list(report.stale), None
-
-
-def _simple_stale(doc, corpus) -> list[dict]:
-    from ..core.corpus import iter_chunks
-    from ..core.text import fingerprint
-
-    wanted = {cid for c in doc.cases for cid in c.expected}
-    shas = {ch.id: fingerprint(ch.text) for ch in iter_chunks(corpus) if ch.id in wanted}
-    out = []
-    for c in doc.cases:
-        for cid in c.expected:
-            label = doc.labels.get(cid)
-            sha = getattr(label, "sha", None)
-            if sha:
-                status = "missing" if cid not in shas else ("ok" if shas[cid] == sha else "changed")
-            else:
-                status = "unrecorded" if cid in shas else "unknown"
-            if status != "ok":
-                out.append({"case": c.id, "label": cid, "status": status})
-    return out
 
 
 def _read_run(path):

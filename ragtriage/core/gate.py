@@ -166,6 +166,7 @@ class CheckResult:
     notes: list[str] = field(default_factory=list)
     case_lines: dict[str, int] = field(default_factory=dict)
     details: dict[str, str] = field(default_factory=dict)  # id -> where to look, for failing cases
+    meta: dict = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
 
     @property
     def failed_bars(self) -> list[BarResult]:
@@ -370,6 +371,12 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
     name = Path(res.testset).stem
     root = ET.Element("testsuites", name="ragtriage")
     suite = ET.SubElement(root, "testsuite", name=name)
+    props = ET.SubElement(suite, "properties")
+    for key in ("system", "k", "testset", "testset_hash", "started", "version"):
+        if res.meta.get(key) is not None:
+            ET.SubElement(props, "property", name=key, value=_x(res.meta[key]))
+    if not len(props):
+        suite.remove(props)
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     total_time = 0.0
     for rec in res.records:
@@ -491,5 +498,6 @@ def judge(doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, 
     cases = {c.id: c for c in doc.cases}
     details = {r["id"]: explain(r, cases.get(r["id"]), k) for r in records
                if r.get("reason") not in PASSING}
+    meta = {key: v for key, v in run.meta.items() if key != "type"}
     return CheckResult(str(doc.path), run_label, k, records, summary, results, list(stale), missing, notes,
-                       lines, details)
+                       lines, details, meta)

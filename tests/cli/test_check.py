@@ -95,9 +95,8 @@ def test_stale_labels_fail_the_check(cli, tmp_path, edit):
     assert chunk["id"] == "entrega-1"
     if edit == "renamed":  # re-chunking gave the same text another id
         chunk["id"] = "envios-0001"
-    else:  # the same id now says something else (a re-chunking without spans)
+    else:  # the same id, the same span, now says something else: the dangerous case
         chunk["text"] = "La entrega a una oficina cuesta ahora 4 €."
-        del chunk["start"], chunk["end"]
     lines[0] = json.dumps(chunk, ensure_ascii=False)
     corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
     r = cli("check", ts, "--run", run, "--min", "hit@3=0.5", "--junit", tmp_path / "j.xml")
@@ -132,6 +131,8 @@ def test_junit_one_testcase_per_case(cli, tmp_path):
             assert f.get("type") == reason
         assert tc.get("file") == str(ts) and int(tc.get("line")) > 0
     assert int(suite.get("failures")) == failing > 0
+    props = {p.get("name"): p.get("value") for p in suite.find("properties")}
+    assert props["system"].startswith("results:") and props["k"] == "3" and len(props["testset_hash"]) == 12
     assert int(suite.get("tests")) == 8
 
 
