@@ -441,6 +441,37 @@ def _lines(path: Path, meter: _Meter) -> Iterator[tuple[int, bytes]]:
         yield lineno + 1, rest
 
 
+def _document_chunks(corpus, docs: set, ranges: dict, in_memory: dict):
+    """Yield ``(doc, [(order, chunk id, words)])`` for a few documents: in memory from what the
+    scan kept, from a file by re-reading only the byte range where the scan met the document."""
+    if not isinstance(corpus, (str, Path)):
+        for doc in docs:
+            yield doc, in_memory.get(doc, [])
+        return
+    block = 1 << 22
+    with open(corpus, "rb") as f:
+        for doc in docs:
+            first, last = ranges.get(doc, (0, 0))
+            if not last:
+                continue
+            lo = max(0, first - 2 * block)   # a line met when `first` bytes were read starts after this
+            f.seek(lo)
+            buf = f.read(last - lo)
+            if lo:
+                buf = buf[buf.find(b"\n") + 1:]
+            rows = []
+            for k, raw in enumerate(buf.split(b"\n")):
+                if not raw.strip():
+                    continue
+                try:
+                    rec = orjson.loads(raw.lstrip(b"\xef\xbb\xbf"))
+                except orjson.JSONDecodeError:
+                    continue   # the first pass read every line: only a cut one can fail here
+                if rec.get("doc") == doc:
+                    rows.append((lo + k, rec["id"], rec["text"].split()))
+            yield doc, rows
+
+
 def _bad_line(path: Path, lineno: int):
     """Let the corpus reader word the problem with the line, so every command says the same."""
     for _ in iter_chunks(path):
@@ -471,7 +502,7 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
     other word, with anchors indexed in pairs, was measured slower: the extra, commoner
     anchors cost more in false hits than the saved probes."""
     from collections import Counter
-    from itertools import chain
+    from itertools import accumulate, chain
     from sys import intern
 
     wdf = Counter(chain.from_iterable(set(st.t.split()) for st in states))
@@ -483,18 +514,18 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
             continue  # fewer than 5 words: found by fingerprint only
         toks = list(map(intern, toks))   # the index keeps these words: one copy of each
         raw = list(map(intern, st.raw.split()))
-        keys_of = [wdf[a] + wdf[b] + wdf[c] for a, b, c in grams]
-        last = len(grams)   # word index of the last interior trigram (grams[k - 1] starts at word k)
-        best: dict[int, tuple] = {}
-        pos = len(toks[0]) + 1
+        key_at = [0] + [wdf[a] + wdf[b] + wdf[c] for a, b, c in grams]   # key_at[j]: trigram at word j
+        starts = list(accumulate(map(len, toks), lambda acc, n: acc + n + 1, initial=0))[:-1]
         n_b = max(1, round(len(st.t) / GAP))     # buckets of about GAP characters, none tiny
-        for j in range(1, last + 1):
-            key = keys_of[j - 1]
-            b = min(pos * n_b // len(st.t), n_b - 1)
-            cur = best.get(b)
-            if cur is None or key < cur[0]:
-                best[b] = (key, j)
-            pos += len(toks[j]) + 1
+        best: dict[int, tuple] = {}
+        lo = 1
+        for b in range(n_b):
+            hi = bisect_left(starts, (b + 1) * len(st.t) // n_b, lo) if b < n_b - 1 else len(grams) + 1
+            hi = min(hi, len(grams) + 1)
+            if hi > lo:
+                j = min(range(lo, hi), key=key_at.__getitem__)
+                best[b] = (key_at[j], j)
+            lo = max(lo, hi)
         same = len(raw) == len(toks)
         keys = set()
         for _, j in best.values():
@@ -562,6 +593,8 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
     all_fp = any(st.t is None and st.fp for st in order)   # sha-only labels: fingerprint every chunk
 
     doc_labels: dict[str, list[_Label]] = {}
+    doc_ranges: dict[str, tuple[int, int]] = {}    # doc -> (bytes read at its first, at its last chunk)
+    doc_chunks: dict[str, list] = {}               # in memory: doc -> [(seq, id, words)]
     for st in textual:
         if st.doc is not None and st.words:
             doc_labels.setdefault(st.doc, []).append(st)
@@ -600,7 +633,8 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
         if not path.is_file():
             for _ in iter_chunks(path):   # raises the located CorpusError (missing file, folder)
                 pass
-        source = _lines(path, _Meter(path.stat().st_size, "scan", progress, cancel))
+        meter = _Meter(path.stat().st_size, "scan", progress, cancel)
+        source = _lines(path, meter)
         in_memory = False
     else:
         source = ((ch.line, ch) for ch in corpus)
@@ -671,14 +705,15 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                     prev = lst.pieces.get(seq - 1)
                     if isinstance(r, tuple) and prev is not None and r[0] <= prev[2] + 1:
                         accept(li, item, r)
-        if doc_labels:
+        if doc_labels:   # where each labelled document lies in the file (or, in memory, its chunks)
             doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
-            near_doc = doc_labels.get(doc) if doc is not None else None
-            if near_doc:   # same-document chunks: similarity candidates, should nothing hold the text
-                for lst in near_doc:
-                    k = len(lst.words.intersection(toks))
-                    if k:
-                        _push(lst.nearby, (k / len(lst.words), -seq, cid))
+            if doc is not None and doc in doc_labels:
+                if in_memory:
+                    doc_chunks.setdefault(doc, []).append((seq, cid, toks))
+                else:
+                    at = meter.done
+                    r = doc_ranges.get(doc)
+                    doc_ranges[doc] = (at, at) if r is None else (r[0], at)
         if span_docs:
             doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
             if doc in span_docs:
@@ -698,6 +733,18 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
     report = StaleReport([], corpus_name, None, seq + 1)
     found = report._found
     verdict = {st.id: _judge(st, found) for st in order}
+    # nothing holds or shares a passage of these texts: rank the chunks of their own document
+    late = [st for st in order if verdict[st.id][4] == "text" and st.words and st.doc in doc_labels]
+    if late:
+        for doc, rows in _document_chunks(corpus, {st.doc for st in late}, doc_ranges, doc_chunks):
+            for st in late:
+                if st.doc == doc:
+                    for seq_, cid_, words in rows:
+                        k = len(st.words.intersection(words))
+                        if k:
+                            _push(st.nearby, (k / len(st.words), -seq_, cid_))
+        for st in late:
+            verdict[st.id] = _judge(st, found)
 
     need = []   # (entry, query text) for a second pass
     entries: list[StaleEntry] = []
