@@ -59,17 +59,21 @@ part of it (a ``split`` piece; the neighbours of a piece are checked too, so
 short edge pieces are found). Short texts (under five words) and
 fingerprint-only labels are matched by fingerprint. Spans (``doc``/``start``/
 ``end``) on both sides are indexed per document. A chunk sharing anchors but
-none of the text is kept (bounded) as a similarity candidate for ``missing``. A
-second pass runs only for labels with no candidate at all (``unknown``, and
-``missing`` with nothing similar): it looks for the rare words of the
-remembered text or of the question, bounded top-n per label. Memory: the labels
+none of the text is kept (bounded) as a similarity candidate for ``missing``.
+A ``missing`` text that shares no passage with any chunk gets the chunks of its
+own document ranked by its rarest words: the scan notes where each labelled
+document lies in the file, and only that byte range is read again. A second
+full pass runs only for labels with still no candidate (``unknown`` ones, and
+``missing`` ones without a document): it searches for the rare words of the
+question or of the remembered text, bounded top-n per label. Memory: the labels
 and their indexes, never the corpus.
 
 Scores: 1.0 is the remembered text exactly. Text and span candidates score the
 character overlap |remembered ∩ chunk| / |remembered ∪ chunk| (a chunk twice
 as long as the text it holds scores 0.5); an edited version (``missing``)
-scores its word overlap with the remembered text; second-pass candidates score
-the idf-weighted share of the query's rare words they contain.
+scores its word overlap with the remembered text, a same-document chunk the
+share of the text's rarest words it has; second-pass candidates score the
+idf-weighted share of the query's rare words they contain.
 
 Text is compared after :func:`ragtriage.core.text.normalize_text` (NFC, case
 folding, whitespace collapsed): a re-chunking that moves line breaks is ``ok``.
