@@ -8,7 +8,6 @@ label remains, 1 when some do, 2 on bad input.
 """
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
@@ -144,18 +143,15 @@ def render(report, doc, corpus: str, fixed: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_json(path: str, text: str) -> None:
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)
-
-
 def main(args) -> int:
     from ..core import staleness
     from ..core.document import TestSetDocument
     from ..core.errors import CorpusError, Problem
 
+    if args.json:
+        from ..core.gate import check_writable
+
+        check_writable(args.json, "--json")   # before reading a big corpus, not after
     doc = TestSetDocument.load(args.testset)
     corpus = Path(args.corpus) if args.corpus else doc.corpus_path
     if corpus is None:
@@ -174,5 +170,7 @@ def main(args) -> int:
     out = render(report, doc, str(args.corpus or corpus), fixed)
     sys.stdout.write(out)
     if args.json:
-        _write_json(args.json, report.to_json())
+        from ..core.gate import write_report
+
+        write_report(args.json, report.to_json())
     return 1 if report.remaining else 0

@@ -176,3 +176,10 @@ def test_case_lines_in_one_scan_agree_with_the_document(tmp_path):
     doc = TestSetDocument.load(t, use_cache=False)
     ids = [c.id for c in doc.cases]
     assert _case_lines(doc, ids) == {cid: doc.case_line(cid) for cid in ids}
+
+
+def test_unwritable_json_path_is_bad_input_before_any_work(cli, shop, tmp_path):
+    (tmp_path / "adir").mkdir()
+    r = cli("stale", shop, "--fix", "--json", tmp_path / "adir")
+    assert r.returncode == 2 and "--json" in r.stderr and "folder" in r.stderr
+    assert shop.read_bytes() == (STALE / "shop.yaml").read_bytes()
