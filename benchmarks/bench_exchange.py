@@ -51,10 +51,11 @@ def main(sizes) -> None:
 
             def build():
                 doc = TestSetDocument.create(tmp / f"out-{n}.yaml", language="es")
-                for fields in imp.cases:
-                    doc.add_case(**fields)
-                for cid, text in imp.labels.items():
-                    doc.set_label(cid, label_from_text(text))
+                with doc.batch():  # as `ragtriage import` does
+                    for fields in imp.cases:
+                        doc.add_case(**fields)
+                    for cid, text in imp.labels.items():
+                        doc.set_label(cid, label_from_text(text))
                 doc.save()
                 return doc
 

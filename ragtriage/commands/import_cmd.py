@@ -42,8 +42,9 @@ def main(args) -> int:
                      "number words): check `language:`")
     doc = TestSetDocument.create(out, corpus=rel_corpus, language=language,
                                  comment=import_comment(args.file, args.format, notes))
-    for fields in imported.cases:
-        doc.add_case(**fields)
+    with doc.batch():
+        for fields in imported.cases:
+            doc.add_case(**fields)
     expected = {cid for c in doc.cases for cid in c.expected}
     labels = {cid: (label_from_text(v) if isinstance(v, str) else clean_label(v))
               for cid, v in imported.labels.items() if cid in expected}
@@ -53,10 +54,11 @@ def main(args) -> int:
         current, _ = chunk_texts(labels, {}, corpus)
         labels = {cid: lab for cid, lab in labels.items()
                   if cid not in current or lab.get("sha") != fingerprint(current[cid])}
-    for cid, data in labels.items():
-        if data:
-            doc.set_label(cid, data)
-    recorded = doc.record_labels() if corpus is not None else []
+    with doc.batch():
+        for cid, data in labels.items():
+            if data:
+                doc.set_label(cid, data)
+        recorded = doc.record_labels() if corpus is not None else []
     doc.save(force=args.force)
     kept = len(labels)
 

@@ -30,8 +30,8 @@ import hashlib
 import marshal
 import os
 import re
-import tempfile
 import weakref
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -39,6 +39,7 @@ from pydantic import ValidationError
 
 from . import yamltext as yt
 from .errors import ConflictError, Problem, TestSetError
+from .files import atomic_write
 from .schema import CASE_FIELDS, LABEL_FIELDS, TOP_KEYS, Case, Label, Settings
 
 MAX_BYTES = int(float(os.environ.get("RAGTRIAGE_MAX_TESTSET_MB", "40")) * 1024 * 1024)
@@ -154,7 +155,7 @@ class _Item:
 class _Coll:
     """A block collection region: ``cases`` (a list) or ``labels`` (a mapping)."""
 
-    __slots__ = ("name", "items", "gaps", "col", "key_col", "missing", "span")
+    __slots__ = ("name", "items", "gaps", "col", "key_col", "missing", "span", "open_end")
 
     def __init__(self, name: str):
         self.name = name
@@ -164,6 +165,7 @@ class _Coll:
         self.key_col = 4  # column of the keys inside an entry
         self.missing = False  # the key is not in the file at all
         self.span = None  # (start, end) in the text while loading
+        self.open_end = True  # an entry may lack its final newline (checked once, when needed)
 
     def text(self) -> str:
         return "".join(g + it.text for g, it in zip(self.gaps, self.items))
@@ -206,6 +208,7 @@ class TestSetDocument:
         self._version = 0
         self._saved_version = 0
         self._cache_pending = None
+        self._in_batch = False
 
     @classmethod
     def load(cls, path, *, use_cache: bool = True) -> "TestSetDocument":
@@ -786,8 +789,14 @@ class TestSetDocument:
 
     def _reindex(self) -> None:
         self._index = {it.key: i for i, it in enumerate(self._cases.items)}
+        self._label_pos = None
         self._cases_tuple = None
         self._labels_dict = None
+
+    def _label_index(self, chunk_id: str) -> int | None:
+        if self._label_pos is None:
+            self._label_pos = {it.key: i for i, it in enumerate(self._labels.items)}
+        return self._label_pos.get(chunk_id)
 
     @property
     def cases(self) -> tuple[Case, ...]:
@@ -879,10 +888,33 @@ class TestSetDocument:
         self._regions = regions
         for c, gaps, items, missing in colls:
             c.gaps, c.items, c.missing = gaps, items, missing
+            c.open_end = True
         self._expected_changed = changed
         self._reindex()
 
+    @contextmanager
+    def batch(self):
+        """Many edits as one: a single undo step, and no cyclic GC while they run
+        (imports and ``stale --fix`` add thousands of entries; the GC would dominate)."""
+        if self._in_batch:
+            yield self
+            return
+        self._push_undo()
+        self._in_batch = True
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            yield self
+        finally:
+            self._in_batch = False
+            if was:
+                gc.enable()
+
     def _push_undo(self) -> None:
+        if self._in_batch:
+            TestSetDocument._edits += 1
+            self._version = TestSetDocument._edits
+            return
         self._undo.append(self._snapshot())
         if len(self._undo) > UNDO_LIMIT:
             del self._undo[0]
@@ -1003,10 +1035,15 @@ class TestSetDocument:
         item = _Item(text, cid, data, model)
         self._check_entry(item, coll)
         self._push_undo()
-        self._insert(coll, item, len(coll.items) if index is None else max(0, min(index, len(coll.items))))
+        at = len(coll.items) if index is None else max(0, min(index, len(coll.items)))
+        self._insert(coll, item, at)
         if data.get("expected"):
             self._expected_changed = True
-        self._reindex()
+        if at == len(coll.items) - 1:  # appended: no other case moved (bulk imports stay linear)
+            self._index[cid] = at
+            self._cases_tuple = None
+        else:
+            self._reindex()
         return model
 
     def remove_case(self, case_id: str) -> None:
@@ -1040,7 +1077,7 @@ class TestSetDocument:
     def set_label(self, chunk_id: str, label) -> None:
         """Record (or with None, forget) what chunk ``chunk_id`` said when labelled."""
         coll = self._labels
-        idx = next((i for i, it in enumerate(coll.items) if it.key == chunk_id), None)
+        idx = self._label_index(chunk_id)
         if label is None:
             if idx is not None:
                 self._push_undo()
@@ -1070,9 +1107,11 @@ class TestSetDocument:
         self._push_undo()
         if idx is None:
             self._insert(coll, item, len(coll.items))
+            if self._label_pos is not None:
+                self._label_pos[chunk_id] = len(coll.items) - 1
         else:
             coll.items[idx] = item
-        self._reindex()
+        self._labels_dict = None
 
     def record_labels(self, corpus=None, *, now: str | None = None, prune: bool = True) -> list[str]:
         """Record labels for expected chunk ids that have none, from ``corpus`` (a Corpus or
@@ -1114,16 +1153,17 @@ class TestSetDocument:
         from .text import fingerprint
 
         recorded = []
-        for cid in need:
-            ch = found.get(cid)
-            if ch is None:
-                continue
-            lab = {"sha": fingerprint(ch.text), "text": ch.text, "doc": ch.doc, "start": ch.start, "end": ch.end,
-                   "when": when, "corpus": corpus_hash}
-            self.set_label(cid, lab)
-            recorded.append(cid)
-        for cid in removed:
-            self.set_label(cid, None)
+        with self.batch():
+            for cid in need:
+                ch = found.get(cid)
+                if ch is None:
+                    continue
+                lab = {"sha": fingerprint(ch.text), "text": ch.text, "doc": ch.doc, "start": ch.start,
+                       "end": ch.end, "when": when, "corpus": corpus_hash}
+                self.set_label(cid, lab)
+                recorded.append(cid)
+            for cid in removed:
+                self.set_label(cid, None)
         return recorded
 
     # ------------------------------------------------------------ collection plumbing
@@ -1146,10 +1186,14 @@ class TestSetDocument:
         self._ensure_entry_ends_with_newline(coll)
 
     def _ensure_entry_ends_with_newline(self, coll: _Coll) -> None:
+        """Only the file's final entry can lack its newline (a file without one at the end);
+        once another entry follows it, it needs one."""
+        if not coll.open_end:
+            return
         for i, it in enumerate(coll.items):
             if not it.text.endswith("\n"):
                 coll.items[i] = _Item(it.text + "\n", it.key, it.data, it.model, it.line)
-        # the file's final entry may have had no newline; the text after it keeps its own form
+        coll.open_end = False
 
     def _remove(self, coll: _Coll, idx: int) -> None:
         items, gaps = coll.items, coll.gaps
@@ -1409,7 +1453,7 @@ class TestSetDocument:
             self._saved_version = self._version
             return False
         data = self._encode(text)
-        _atomic_write(target, data)
+        atomic_write(target, data)
         if same:
             st = os.stat(target)
             self._stat = (st.st_mtime_ns, st.st_size)
@@ -1452,26 +1496,3 @@ class TestSetDocument:
     def reload(self) -> "TestSetDocument":
         """A fresh document from disk (the current one is left as it is)."""
         return type(self).load(self.path)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path = Path(path)
-    d = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            mode = os.stat(path).st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -9,13 +9,13 @@ from __future__ import annotations
 import math
 import os
 import re
-import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnosis import NOT_SCORED, PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
+from .files import atomic_write
 from .schema import AT_K_METRICS, parse_metric
 
 
@@ -45,17 +45,7 @@ def write_report(path, text: str) -> None:
             return
         parent = p.parent if str(p.parent) else Path(".")
         parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-            os.replace(tmp, p)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        atomic_write(p, text)
     except OSError as e:
         raise InputError(Problem(str(p), None, f"cannot write ({e.strerror or e})")) from None
 

@@ -111,7 +111,7 @@ def test_save_is_atomic_and_leaves_no_temp_files(copy, tmp_path, monkeypatch):
     def boom(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(docmod.os, "replace", boom)
+    monkeypatch.setattr("ragtriage.core.files.os.replace", boom)
     with pytest.raises(OSError):
         d.save()
     assert p.read_bytes() == before
@@ -317,3 +317,15 @@ def test_big_sets_defer_the_cache_write(copy, monkeypatch, tmp_path):
     d.flush_cache()
     monkeypatch.setattr(docmod.yt, "compose", lambda text: (_ for _ in ()).throw(AssertionError("parsed again")))
     assert TestSetDocument.load(p).case("domingo").notes == "x"
+
+
+def test_batch_is_one_undo_step(copy):
+    d = TestSetDocument.load(copy())
+    original = d.text
+    with d.batch():
+        for i in range(50):
+            d.add_case(id=f"nuevo-{i}", question=f"¿pregunta {i}?", expected=["entrega-1"])
+        d.remove_case("domingo")
+    assert len(d.cases) == 53 and d.dirty
+    assert d.undo() and d.text == original and not d.dirty
+    assert d.redo() and len(d.cases) == 53
