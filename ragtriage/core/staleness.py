@@ -40,7 +40,9 @@ API (used by ``ragtriage stale``, by ``validate`` and by the ``check`` gate)::
 "scan" or "similar"); ``cancel`` is a ``threading.Event`` checked as often, and
 raises :class:`Cancelled`. ``corpus_path`` may also be a loaded
 :class:`~ragtriage.core.corpus.Corpus`. A bad chunks file raises
-:class:`~ragtriage.core.errors.CorpusError` (located, like every reader).
+:class:`~ragtriage.core.errors.CorpusError` (located, like every reader); a
+duplicated id is an error when a case expects it (checking every id of a
+million-chunk corpus would cost a set of a million strings: ``validate`` does).
 
 Fixes (``fix == "auto"``): ``unrecorded`` (record the label), ``moved``,
 ``merged`` and ``changed`` when exactly one chunk holds the whole remembered
