@@ -138,6 +138,49 @@ def _indent_of(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
+def _trusted_maker(model):
+    """``make(data)``: the same model as ``model.model_construct(**data)`` for data
+    that passed validation (the reopen cache), about 6x faster at 100k cases: the
+    field defaults are resolved once, not per case. Falls back to
+    ``model_construct`` for anything it does not cover (aliases, extras, a missing
+    required field, a default that is not immutable)."""
+    construct = model.model_construct
+    fields = model.__pydantic_fields__
+    plain = (not model.__pydantic_post_init__ and model.model_config.get("extra") != "allow"
+             and all(f.alias is None and f.validation_alias is None for f in fields.values()))
+    template: dict = {}
+    required = set()
+    for name, f in fields.items():
+        if f.is_required():
+            required.add(name)
+            template[name] = None  # always replaced: the data must hold it
+        else:
+            v = f.get_default(call_default_factory=True, validated_data={})
+            if not (v is None or type(v) in (str, bool, int, float) or (type(v) is tuple and not v)):
+                plain = False  # a mutable default: model_construct copies it per instance
+            template[name] = v
+    if not plain:
+        return lambda d: construct(**d)
+    names = frozenset(fields)
+    new = model.__new__
+    setattr_ = object.__setattr__
+
+    def make(d: dict):
+        keys = d.keys()
+        if not (keys >= required and keys <= names):
+            return construct(**d)
+        m = new(model)
+        values = template.copy()  # keys in field order, as model_construct makes them
+        values.update(d)
+        setattr_(m, "__dict__", values)
+        setattr_(m, "__pydantic_fields_set__", set(keys))
+        setattr_(m, "__pydantic_extra__", None)
+        setattr_(m, "__pydantic_private__", None)
+        return m
+
+    return make
+
+
 class _Item:
     """One entry (a case or a label): its own text and the data it says."""
 
@@ -760,8 +803,8 @@ class TestSetDocument:
             doc.settings = Settings.model_validate(raw_settings)
             doc._list_style = list_style
             doc._regions = []
-            construct_case = Case.model_construct
-            construct_label = Label.model_construct
+            construct_case = _trusted_maker(Case)
+            construct_label = _trusted_maker(Label)
             for reg in regions:
                 if isinstance(reg, str):
                     doc._regions.append(reg)
@@ -771,7 +814,7 @@ class TestSetDocument:
                 coll.col, coll.key_col, coll.missing = col, key_col, missing
                 coll.gaps = list(gaps)
                 make = construct_case if name == "cases" else construct_label
-                coll.items = [_Item(t, k, d, make(**d), ln) for t, k, d, ln in items]
+                coll.items = [_Item(t, k, d, make(d), ln) for t, k, d, ln in items]
                 doc._regions.append(coll)
             doc._orig_text = doc._join()
             doc._reindex()
