@@ -883,7 +883,8 @@ class TestSetDocument:
     @property
     def content_hash(self) -> str:
         """Hash of the test set's content as it is now (12 hex digits)."""
-        return hashlib.blake2b(self._join().encode("utf-8"), digest_size=6).hexdigest()
+        text = self._orig_text if not self.dirty else self._join()  # not dirty: the text is the one loaded/saved
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
 
     def case_line(self, case_id: str) -> int:
         """1-based line where the case's entry (its first own line) starts in the current text."""
