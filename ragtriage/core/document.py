@@ -164,6 +164,9 @@ def _trusted_maker(model):
     names = frozenset(fields)
     new = model.__new__
     setattr_ = object.__setattr__
+    # One fields-set per combination of keys, shared by the models that have it (~700
+    # bytes a case otherwise). Frozen models never change it; pydantic's copies copy it.
+    shared: dict[tuple, set] = {}
 
     def make(d: dict):
         keys = d.keys()
@@ -173,7 +176,11 @@ def _trusted_maker(model):
         values = template.copy()  # keys in field order, as model_construct makes them
         values.update(d)
         setattr_(m, "__dict__", values)
-        setattr_(m, "__pydantic_fields_set__", set(keys))
+        key = tuple(keys)
+        fields_set = shared.get(key)
+        if fields_set is None:
+            fields_set = shared[key] = set(keys)
+        setattr_(m, "__pydantic_fields_set__", fields_set)
         setattr_(m, "__pydantic_extra__", None)
         setattr_(m, "__pydantic_private__", None)
         return m

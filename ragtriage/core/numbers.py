@@ -129,6 +129,7 @@ for canon, aliases in _UNIT_ALIASES.items():
     for a in aliases:
         UNITS[a] = canon
 _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "%": "%"}
+_CURRENCY = {"€": "EUR", "$": "USD", "£": "GBP"}  # the symbols read before a number
 
 # ----------------------------------------------------------------------------- reading
 
@@ -291,9 +292,14 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
                 if value is None:
                     continue
                 value = value.normalize()
-            if unit is None:
-                unit = _unit_before(lower, m.start())
-            out.append(new(Number, (value, unit, tok, m.start())))
+            start = m.start()
+            if unit is None and start:  # a currency symbol just before (``€5``, ``€ 5``), as _unit_before reads it
+                c = lower[start - 1]
+                if c in _CURRENCY:
+                    unit = _CURRENCY[c]
+                elif start > 1 and c.isspace() and lower[start - 2] in _CURRENCY:
+                    unit = _CURRENCY[lower[start - 2]]
+            out.append(new(Number, (value, unit, tok, start)))
         else:
             a, b = m.span()
             out.append(new(Number, (values[word], unit, text[a:b], a)))
