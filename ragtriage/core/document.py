@@ -139,6 +139,56 @@ def _indent_of(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
+def _trusted_maker(model):
+    """``make(data)``: the same model as ``model.model_construct(**data)`` for data
+    that passed validation (the reopen cache), about 6x faster at 100k cases: the
+    field defaults are resolved once, not per case. Falls back to
+    ``model_construct`` for anything it does not cover (aliases, extras, a missing
+    required field, a default that is not immutable)."""
+    construct = model.model_construct
+    fields = model.__pydantic_fields__
+    plain = (not model.__pydantic_post_init__ and model.model_config.get("extra") != "allow"
+             and all(f.alias is None and f.validation_alias is None for f in fields.values()))
+    template: dict = {}
+    required = set()
+    for name, f in fields.items():
+        if f.is_required():
+            required.add(name)
+            template[name] = None  # always replaced: the data must hold it
+        else:
+            v = f.get_default(call_default_factory=True, validated_data={})
+            if not (v is None or type(v) in (str, bool, int, float) or (type(v) is tuple and not v)):
+                plain = False  # a mutable default: model_construct copies it per instance
+            template[name] = v
+    if not plain:
+        return lambda d: construct(**d)
+    names = frozenset(fields)
+    new = model.__new__
+    setattr_ = object.__setattr__
+    # One fields-set per combination of keys, shared by the models that have it (~700
+    # bytes a case otherwise). Frozen models never change it; pydantic's copies copy it.
+    shared: dict[tuple, set] = {}
+
+    def make(d: dict):
+        keys = d.keys()
+        if not (keys >= required and keys <= names):
+            return construct(**d)
+        m = new(model)
+        values = template.copy()  # keys in field order, as model_construct makes them
+        values.update(d)
+        setattr_(m, "__dict__", values)
+        key = tuple(keys)
+        fields_set = shared.get(key)
+        if fields_set is None:
+            fields_set = shared[key] = set(keys)
+        setattr_(m, "__pydantic_fields_set__", fields_set)
+        setattr_(m, "__pydantic_extra__", None)
+        setattr_(m, "__pydantic_private__", None)
+        return m
+
+    return make
+
+
 class _Item:
     """One entry (a case or a label): its own text and the data it says."""
 
@@ -763,8 +813,8 @@ class TestSetDocument:
             doc.settings = Settings.model_validate(raw_settings)
             doc._list_style = list_style
             doc._regions = []
-            construct_case = Case.model_construct
-            construct_label = Label.model_construct
+            construct_case = _trusted_maker(Case)
+            construct_label = _trusted_maker(Label)
             for reg in regions:
                 if isinstance(reg, str):
                     doc._regions.append(reg)
@@ -774,7 +824,7 @@ class TestSetDocument:
                 coll.col, coll.key_col, coll.missing = col, key_col, missing
                 coll.gaps = list(gaps)
                 make = construct_case if name == "cases" else construct_label
-                coll.items = [_Item(t, k, d, make(**d), ln) for t, k, d, ln in items]
+                coll.items = [_Item(t, k, d, make(d), ln) for t, k, d, ln in items]
                 doc._regions.append(coll)
             doc._orig_text = doc._join()
             doc._reindex()
@@ -849,7 +899,8 @@ class TestSetDocument:
     @property
     def content_hash(self) -> str:
         """Hash of the test set's content as it is now (12 hex digits)."""
-        return hashlib.blake2b(self._join().encode("utf-8"), digest_size=6).hexdigest()
+        text = self._orig_text if not self.dirty else self._join()  # not dirty: the text is the one loaded/saved
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
 
     def case_line(self, case_id: str) -> int:
         """1-based line where the case's entry (its first own line) starts in the current text."""

@@ -129,6 +129,7 @@ for canon, aliases in _UNIT_ALIASES.items():
     for a in aliases:
         UNITS[a] = canon
 _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "%": "%"}
+_CURRENCY = {"€": "EUR", "$": "USD", "£": "GBP"}  # the symbols read before a number
 
 # ----------------------------------------------------------------------------- reading
 
@@ -245,6 +246,19 @@ def _scanner(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
     return pat, values
 
 
+# What may follow a number, read in the same pass (a lookahead, so it consumes
+# nothing): a symbol, or a word and the word after it (two-word units). The same
+# reading as ``_unit_after``, without a second regex call per number.
+_AFTER_LOOK = r"(?:(?=\s?(?:([€$£%])|([^\W\d_]+)(?:\s([^\W\d_]+))?)))?"
+
+
+@lru_cache(maxsize=32)
+def _scanner_units(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
+    """:func:`_scanner` that also captures what follows each number (groups 3-5)."""
+    pat, values = _scanner(language)
+    return re.compile("(?:" + pat.pattern + ")" + _AFTER_LOOK), values
+
+
 def find_numbers(text: str, language: str | None = None) -> list[Number]:
     """Every number in ``text`` (digits and number words), with its unit if one is written."""
     if not text:
@@ -254,10 +268,22 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
     lower = text.lower()
     if len(lower) != len(text):  # a letter whose lower case is longer (İ): keep offsets honest
         lower = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
-    pat, values = _scanner(language)
+    pat, values = _scanner_units(language)
     out: list[Number] = []
+    new = tuple.__new__
+    units = UNITS
     for m in pat.finditer(lower):
-        tok = m.group(1)
+        tok, word, sym, after, second = m.groups()
+        if sym:
+            unit = _SYMBOLS[sym]
+        elif after is not None:  # as _unit_after reads it
+            w = after.lower()
+            if second is not None and w in _FIRST_OF_TWO:
+                unit = units.get(w + " " + second.lower()) or units.get(w)
+            else:
+                unit = units.get(w)
+        else:
+            unit = None
         if tok is not None:
             if tok.isdigit():
                 value = int(tok)  # equal (and hash-equal) to the same Decimal
@@ -266,9 +292,15 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
                 if value is None:
                     continue
                 value = value.normalize()
-            unit = _unit_after(lower, m.end()) or _unit_before(lower, m.start())
-            out.append(Number(value, unit, tok, m.start()))
+            start = m.start()
+            if unit is None and start:  # a currency symbol just before (``€5``, ``€ 5``), as _unit_before reads it
+                c = lower[start - 1]
+                if c in _CURRENCY:
+                    unit = _CURRENCY[c]
+                elif start > 1 and c.isspace() and lower[start - 2] in _CURRENCY:
+                    unit = _CURRENCY[lower[start - 2]]
+            out.append(new(Number, (value, unit, tok, start)))
         else:
             a, b = m.span()
-            out.append(Number(values[m.group(2)], _unit_after(lower, b), text[a:b], a))
+            out.append(new(Number, (values[word], unit, text[a:b], a)))
     return out

@@ -329,3 +329,24 @@ def test_batch_is_one_undo_step(copy):
     assert len(d.cases) == 53 and d.dirty
     assert d.undo() and d.text == original and not d.dirty
     assert d.redo() and len(d.cases) == 53
+
+
+def test_content_hash_follows_the_text_through_edits_undo_and_save(copy):
+    import hashlib
+
+    def expect(d):
+        return hashlib.blake2b(d.text.encode("utf-8"), digest_size=6).hexdigest()
+
+    for use_cache in (False, True, True):  # parsed, then written to and read from the reopen cache
+        d = TestSetDocument.load(copy(transform=lambda b: b.replace(b"\n", b"\r\n")) if use_cache else copy(),
+                                 use_cache=use_cache)
+        d.flush_cache()
+        h0 = d.content_hash
+        assert h0 == expect(d)
+        d.update_case("domingo", notes="x")
+        assert d.content_hash == expect(d) != h0
+        d.undo()
+        assert d.content_hash == h0
+        d.redo()
+        d.save()
+        assert d.content_hash == expect(d) != h0
