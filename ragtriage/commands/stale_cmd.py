@@ -8,7 +8,7 @@ label remains, 1 when some do, 2 on bad input.
 """
 from __future__ import annotations
 
-import re
+import os
 import sys
 from pathlib import Path
 
@@ -70,39 +70,6 @@ def _what(e) -> str:
     return "review"
 
 
-_DASH_ID = re.compile(r"^[ \t]*-[ \t]+id:[ \t]*(?:'([^']*)'|\"([^\"]*)\"|([^\s#]+))", re.M)
-
-
-def _case_lines(doc, ids: list[str]) -> dict[str, int]:
-    """Line of each case. ``doc.case_line`` counts lines from the top for every call, which
-    is quadratic over thousands of stale cases; then one scan of the text for ``- id: X``
-    lines is used, with ``case_line`` only for cases written another way."""
-    if len(ids) <= 200:
-        out = {}
-        for cid in ids:
-            try:
-                out[cid] = doc.case_line(cid)
-            except (KeyError, AttributeError):
-                pass
-        return out
-    want = set(ids)
-    text = doc.text
-    found: dict[str, int] = {}
-    line, at = 1, 0
-    for m in _DASH_ID.finditer(text):
-        cid = m.group(1) if m.group(1) is not None else (m.group(2) if m.group(2) is not None else m.group(3))
-        if cid in want and cid not in found:
-            line += text.count("\n", at, m.start())
-            at = m.start()
-            found[cid] = line
-    for cid in want - set(found):
-        try:
-            found[cid] = doc.case_line(cid)
-        except (KeyError, AttributeError):
-            pass
-    return found
-
-
 def render(report, doc, corpus: str, fixed: int | None = None) -> str:
     """The human-readable report."""
     lines = []
@@ -115,7 +82,7 @@ def render(report, doc, corpus: str, fixed: int | None = None) -> str:
     if by_case:
         lines.append("")
     wid = max((len(e.label) for es in by_case.values() for e in es), default=0)
-    lines_of = _case_lines(doc, list(by_case))
+    lines_of = doc.case_lines()
     for case, es in by_case.items():
         line = lines_of.get(case)
         where = f"{doc.path}:{line}: " if line else ""
@@ -163,12 +130,21 @@ def main(args) -> int:
     finally:
         close()
     fixed = None
+    moved_to = None
     if args.fix:
-        fixed = report.apply_fixes(doc)
-        if fixed:
+        with doc.batch():
+            fixed = report.apply_fixes(doc)
+            if args.corpus and doc.corpus_path is not None and corpus.resolve() != doc.corpus_path.resolve() \
+                    or args.corpus and doc.corpus_path is None:
+                # the labels now speak of the new chunking: so must the test set
+                moved_to = os.path.relpath(corpus.resolve(), doc.path.resolve().parent)
+                doc.update_settings(corpus=Path(moved_to).as_posix())
+        if fixed or moved_to:
             doc.save()
     out = render(report, doc, str(args.corpus or corpus), fixed)
     sys.stdout.write(out)
+    if moved_to:
+        print(f"{doc.path}: corpus: now {Path(moved_to).as_posix()} (the chunking the fixed labels point at)")
     if args.json:
         from ..core.gate import write_report
 

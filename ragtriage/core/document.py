@@ -924,6 +924,81 @@ class TestSetDocument:
             n += reg.text().count("\n")
         raise KeyError(case_id)  # pragma: no cover
 
+    def case_lines(self) -> dict[str, int]:
+        """Every case's line (as :meth:`case_line`) in one pass over the text."""
+        out: dict[str, int] = {}
+        n = 1
+        for reg in self._regions:
+            if isinstance(reg, str):
+                n += reg.count("\n")
+                continue
+            if reg is not self._cases:
+                n += reg.text().count("\n")
+                continue
+            for gap, it in zip(reg.gaps, reg.items):
+                n += gap.count("\n")
+                lead = 0
+                for ln in it.text.split("\n"):
+                    if ln.strip() and not _is_comment_line(ln):
+                        break
+                    lead += 1
+                out[it.key] = n + lead
+                n += it.text.count("\n")
+        return out
+
+    # ------------------------------------------------------------ editing: settings
+
+    def update_settings(self, **values) -> Settings:
+        """Change top-level scalar settings (``corpus``, ``language``, ``k``) in place:
+        the value on its line is replaced (its comment kept), or a new line is added
+        before ``cases:``."""
+        allowed = ("corpus", "language", "k")
+        for key in values:
+            if key not in allowed:
+                raise self._problem(f"cannot set {key!r} here (one of: {', '.join(allowed)})", field=key)
+        raw = dict(self._raw_settings)
+        raw.update({k: v for k, v in values.items() if v is not None})
+        for k, v in values.items():
+            if v is None:
+                raw.pop(k, None)
+        try:
+            settings = Settings.model_validate(raw)
+        except ValidationError as e:
+            raise TestSetError([Problem(str(self.path), None, _msg(err), field=str(err["loc"][0]))
+                                for err in e.errors()]) from None
+        regions = list(self._regions)
+        for key, value in values.items():
+            pat = re.compile(r"^" + key + r"[ \t]*:(?P<val>[ \t]*[^#\n]*?)(?P<rest>[ \t]+#[^\n]*)?$", re.M)
+            done = False
+            for ri, reg in enumerate(regions):
+                if not isinstance(reg, str):
+                    continue
+                m = pat.search(reg)
+                if not m:
+                    continue
+                if value is None:
+                    regions[ri] = reg[: m.start()] + reg[_line_end(reg, m.start()):]
+                else:
+                    rendered = " " + yt.render_scalar(value)
+                    regions[ri] = reg[: m.start("val")] + rendered + reg[m.end("val"):]
+                done = True
+                break
+            if done or value is None:
+                continue
+            line = f"{key}: {yt.render_scalar(value)}\n"
+            cases_pat = re.compile(r"^cases[ \t]*:", re.M)
+            for ri, reg in enumerate(regions):
+                if isinstance(reg, str):
+                    m = cases_pat.search(reg)
+                    if m:
+                        regions[ri] = reg[: m.start()] + line + reg[m.start():]
+                        break
+        self._push_undo()
+        self._regions = regions
+        self._raw_settings = raw
+        self.settings = settings
+        return settings
+
     # ------------------------------------------------------------ undo
 
     def _snapshot(self):
@@ -932,10 +1007,11 @@ class TestSetDocument:
             [(c, list(c.gaps), list(c.items), c.missing) for c in (self._cases, self._labels)],
             self._expected_changed,
             self._version,
+            (self._raw_settings, self.settings),
         )
 
     def _restore(self, snap) -> None:
-        regions, colls, changed, self._version = snap
+        regions, colls, changed, self._version, (self._raw_settings, self.settings) = snap
         self._regions = regions
         for c, gaps, items, missing in colls:
             c.gaps, c.items, c.missing = gaps, items, missing

@@ -350,3 +350,30 @@ def test_content_hash_follows_the_text_through_edits_undo_and_save(copy):
         d.redo()
         d.save()
         assert d.content_hash == expect(d) != h0
+
+
+def test_case_lines_agree_with_case_line(copy):
+    d = TestSetDocument.load(copy())
+    d.add_case(id="x", question="q", unanswerable=True)
+    assert d.case_lines() == {c.id: d.case_line(c.id) for c in d.cases}
+
+
+def test_update_settings_keeps_comments_and_undoes(copy):
+    p = copy()
+    d = TestSetDocument.load(p)
+    original = d.text
+    d.update_settings(corpus="nuevo.chunks.jsonl", k=5)
+    assert "corpus: nuevo.chunks.jsonl   # chunks file, relative to this file\n" in d.text
+    assert "\nk: 5\n" in d.text
+    assert d.settings.k == 5 and d.corpus_path.name == "nuevo.chunks.jsonl"
+    d.save(record_labels=False)
+    again = TestSetDocument.load(p, use_cache=False)
+    assert again.settings.corpus == "nuevo.chunks.jsonl" and again.settings.k == 5
+    assert len(again.text.splitlines()) == len(original.splitlines())
+    d.undo()
+    assert d.text == original and d.settings.k == 3
+    with pytest.raises(TestSetError):
+        d.update_settings(k=0)
+    d2 = TestSetDocument.from_text("version: 1\ncases:\n  - id: a\n    question: q\n    unanswerable: true\n")
+    d2.update_settings(corpus="c.jsonl")
+    assert d2.text.startswith("version: 1\ncorpus: c.jsonl\ncases:\n")
