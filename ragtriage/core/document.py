@@ -259,6 +259,7 @@ class TestSetDocument:
         self._saved_version = 0
         self._cache_pending = None
         self._in_batch = False
+        self._dirty_memo = (-1, True)
 
     @classmethod
     def load(cls, path, *, use_cache: bool = True) -> "TestSetDocument":
@@ -894,7 +895,13 @@ class TestSetDocument:
     @property
     def dirty(self) -> bool:
         """Unsaved changes? (Undoing back to the saved state makes it clean again.)"""
-        return self._orig_text is None or self._version != self._saved_version
+        if self._orig_text is None:
+            return True
+        if self._version == self._saved_version:
+            return False
+        if self._dirty_memo[0] != self._version:  # edits that cancel out (add, then delete) leave it clean
+            self._dirty_memo = (self._version, self._join() != self._orig_text)
+        return self._dirty_memo[1]
 
     @property
     def content_hash(self) -> str:

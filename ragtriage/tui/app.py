@@ -208,6 +208,7 @@ class RagtriageApp(App[int]):
 
     def _corpus_loaded(self, corpus) -> None:
         self.corpus = corpus
+        gc.freeze()  # a million chunks must not be walked by every later collection
         self.refresh_screens()
         self.check_stale()
         self.build_index()
@@ -248,6 +249,7 @@ class RagtriageApp(App[int]):
 
     def _index_built(self, index) -> None:
         self.index = index
+        gc.freeze()
         self.refresh_screens()
 
     # -- one place where edits happen ------------------------------------------------------
@@ -380,6 +382,8 @@ class RagtriageApp(App[int]):
         self.push_screen(HelpScreen(self.screen))
 
     def action_request_quit(self) -> None:
+        if isinstance(self.screen, Choice):
+            return  # a question is open: answer it first
         if self.session is None or not self._dirty():
             self.exit(0)
             return

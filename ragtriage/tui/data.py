@@ -48,6 +48,7 @@ class StaleEntry:
     status: str
     candidates: list[tuple[str, float]] = field(default_factory=list)
     fix: str | None = None
+    expect: str | None = None  # proposed `expect` ("all" for a split)
 
 
 def _entry(raw) -> StaleEntry:
@@ -60,7 +61,7 @@ def _entry(raw) -> StaleEntry:
             cands.append((c[0], float(c[1]) if len(c) > 1 and c[1] is not None else 0.0))
         else:
             cands.append((getattr(c, "id"), float(getattr(c, "score", 0.0) or 0.0)))
-    return StaleEntry(get("case"), get("label"), get("status"), cands, get("fix", None))
+    return StaleEntry(get("case"), get("label"), get("status"), cands, get("fix", None), get("expect", None))
 
 
 def find_stale(doc, corpus, corpus_path=None) -> list[StaleEntry]:
@@ -74,10 +75,7 @@ def find_stale(doc, corpus, corpus_path=None) -> list[StaleEntry]:
     except ImportError:
         staleness = None
     if staleness is not None and hasattr(staleness, "check"):
-        try:
-            report = staleness.check(doc, corpus_path if corpus_path is not None else corpus)
-        except TypeError:
-            report = staleness.check(doc, corpus)
+        report = staleness.check(doc, corpus)  # the loaded corpus: no second read of the file
         raw = getattr(report, "stale", None)
         if raw is None:
             raw = [e for e in (getattr(report, "labels", None) or report.get("labels", []))

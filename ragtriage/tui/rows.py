@@ -71,6 +71,12 @@ class CaseRows:
         self.sort_column: str | None = None
         self.sort_reverse = False
         self.order: list[int] = list(range(len(self.rows)))
+        self._index()
+
+    def _index(self) -> None:
+        self._hay = [r.haystack for r in self.rows]
+        self._row_of: dict[str, int] | None = None  # case id -> row index, built on first use
+        self._filtered: tuple[tuple[str, ...], list[int]] = ((), list(range(len(self.rows))))
 
     @classmethod
     def from_cases(
@@ -90,10 +96,15 @@ class CaseRows:
 
     def position_of(self, case_id: str) -> int | None:
         """Visible position of a case id, or None when filtered out."""
-        for pos, i in enumerate(self.order):
-            if self.rows[i].id == case_id:
-                return pos
-        return None
+        if self._row_of is None:
+            self._row_of = {r.id: i for i, r in enumerate(self.rows)}
+        i = self._row_of.get(case_id)
+        if i is None:
+            return None
+        try:
+            return self.order.index(i)
+        except ValueError:
+            return None
 
     def set_filter(self, query: str) -> None:
         self.query = query
@@ -107,19 +118,26 @@ class CaseRows:
 
     def replace(self, rows: list[Row]) -> None:
         self.rows = rows
+        self._index()
         self._refresh()
 
     def _refresh(self) -> None:
         rows = self.rows
-        words = self.query.lower().split()
-        if words:
-            if len(words) == 1:
-                w = words[0]
-                order = [i for i, r in enumerate(rows) if w in r.haystack]
-            else:
-                order = [i for i, r in enumerate(rows) if all(w in r.haystack for w in words)]
+        words = tuple(self.query.lower().split())
+        prev_words, prev = self._filtered
+        if words == prev_words:
+            order = list(prev)
         else:
-            order = list(range(len(rows)))
+            # typing on narrows the last result: only its rows can still match
+            narrower = prev_words and len(words) >= len(prev_words) and all(
+                w.startswith(p) or p in w for w, p in zip(words, prev_words))
+            cand = prev if narrower else range(len(rows))
+            hay = self._hay
+            order = list(cand)
+            for w in words:
+                order = [i for i in order if w in hay[i]]
+            self._filtered = (words, order)
+            order = list(order)
         col = self.sort_column
         if col is not None:
             if col == "flags":

@@ -377,3 +377,11 @@ def test_update_settings_keeps_comments_and_undoes(copy):
     d2 = TestSetDocument.from_text("version: 1\ncases:\n  - id: a\n    question: q\n    unanswerable: true\n")
     d2.update_settings(corpus="c.jsonl")
     assert d2.text.startswith("version: 1\ncorpus: c.jsonl\ncases:\n")
+
+
+def test_edits_that_cancel_out_are_not_dirty(copy):
+    d = TestSetDocument.load(copy())
+    d.add_case(id="tmp", question="q", unanswerable=True)
+    assert d.dirty
+    d.remove_case("tmp")
+    assert not d.dirty

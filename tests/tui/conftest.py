@@ -20,9 +20,14 @@ def shop(tmp_path) -> Path:
 
 async def settle(app, pilot) -> None:
     """Let every worker (load, corpus, index, stale check, search) finish and the screen catch up."""
+    from textual.worker import WorkerCancelled
+
     for _ in range(4):
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:  # an exclusive worker replaced by a newer one: that one is awaited next round
+            pass
     for screen in app.screen_stack:  # a burst of keys defers the detail pane to a timer: show it now
         flush = getattr(screen, "flush_detail", None)
         if flush is not None and getattr(screen, "_ready", False):

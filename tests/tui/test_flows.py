@@ -383,3 +383,13 @@ async def test_works_at_80_by_24(shop):
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, EditorScreen)
+
+
+async def test_a_bad_test_set_stops_the_app_with_its_problems(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 1\ncases:\n  - id: a\n    question: x\n    expeced: [c]\n", encoding="utf-8")
+    app = make_app(bad)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+    assert app.return_code == 2
+    assert any("did you mean 'expected'" in p.message for p in app.load_error.problems)

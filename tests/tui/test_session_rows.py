@@ -59,9 +59,22 @@ def test_rows_flags_filter_sort_and_next_flagged(shop):
     assert rows.next_flagged(2) == 3  # reembolso (stale)
 
 
-def test_stale_fallback_finds_a_moved_chunk(shop):
+def test_stale_check_finds_a_moved_chunk(shop):
     from ragtriage.core.corpus import load_corpus
 
+    doc = TestSetDocument.load(shop)
+    corpus = load_corpus(shop.parent / "rechunked.chunks.jsonl")
+    stale = find_stale(doc, corpus)
+    assert [(e.case, e.label, e.status) for e in stale] == [("precio-entrega", "entrega-1", "moved")]
+    assert stale[0].candidates[0][0] == "envios-oficina-1"
+
+
+def test_stale_fallback_without_the_engine_finds_a_moved_chunk(shop, monkeypatch):
+    import sys
+
+    from ragtriage.core.corpus import load_corpus
+
+    monkeypatch.setitem(sys.modules, "ragtriage.core.staleness", None)  # import fails
     doc = TestSetDocument.load(shop)
     corpus = load_corpus(shop.parent / "rechunked.chunks.jsonl")
     stale = find_stale(doc, corpus)

@@ -92,8 +92,9 @@ class HelpScreen(ModalScreen[None]):
         title = getattr(self.under, "HELP_TITLE", None) or type(self.under).__name__
         out.append(f"{title} — keys\n\n", style="bold")
         intro = getattr(self.under, "HELP_INTRO", "")
-        if intro:
-            out.append(intro.strip() + "\n\n")
+        if intro:  # written as wrapped paragraphs: let the dialog wrap them
+            for para in intro.strip().split("\n\n"):
+                out.append(" ".join(para.split()) + "\n\n")
         seen: dict[str, list[str]] = {}
         order: list[str] = []
         tips: dict[str, str] = {}

@@ -5,7 +5,8 @@ read; each search runs in a worker too, so typing never waits on it.
 """
 from __future__ import annotations
 
-from rich.table import Table
+import textwrap
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,6 +16,8 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 RESULTS = 30
+INDENT = 11
+PREVIEW_LINES = 2
 
 
 class ChunkList(OptionList):
@@ -154,27 +157,25 @@ chunk says now) are recorded when you save.
         self.query_one("#picker-status", Static).update(
             f"{n} result{'s' * (n != 1)} · ● = expected · space toggles" if self._searched else "type to search")
 
-    def _prompt(self, rank, cid, score, expected, corpus) -> Table:
+    def _prompt(self, rank, cid, score, expected, corpus) -> Text:
+        """Two or three lines: mark, rank, id, source, score; then the chunk's text, indented."""
         chunk = corpus.get(cid) if corpus is not None else None
-        mark = Text("● expected" if expected else "○", style="bold" if expected else "dim")
-        body = Text()
-        body.append(f"{rank}. " if rank else "– ", style="dim")
-        body.append(cid, style="bold")
+        t = Text(no_wrap=True, overflow="ellipsis")
+        t.append("● expected " if expected else "○          ", style="bold" if expected else "dim")
+        t.append(f"{rank}. " if rank else "– ", style="dim")
+        t.append(cid, style="bold")
         if chunk is not None and chunk.doc:
-            body.append(f"  {chunk.doc}", style="italic")
+            t.append(f"  {chunk.doc}", style="italic")
         if score is not None:
-            body.append(f"  {score:.2f}", style="dim")
-        body.append("\n")
+            t.append(f"  {score:.2f}", style="dim")
+        width = max(20, self.query_one("#results").scrollable_content_region.width - INDENT - 1)
         if chunk is None:
-            body.append("not in the corpus", style="italic")
+            lines = ["not in the corpus"]
         else:
-            text = " ".join(chunk.text.split())
-            body.append(text[:300] + ("…" if len(text) > 300 else ""))
-        grid = Table.grid(padding=(0, 1), expand=True)
-        grid.add_column(width=10, no_wrap=True)
-        grid.add_column(ratio=1)
-        grid.add_row(mark, body)
-        return grid
+            lines = textwrap.wrap(" ".join(chunk.text.split()), width, max_lines=PREVIEW_LINES, placeholder=" …")
+        for line in lines:
+            t.append("\n" + " " * INDENT + line)
+        return t
 
     # -- actions -----------------------------------------------------------------------
     def action_toggle(self) -> None:

@@ -33,14 +33,17 @@ class StaleScreen(Screen):
     HELP_TITLE = "Stale labels"
     HELP_INTRO = """
 A label is stale when the corpus no longer holds what the chunk said when it
-was labelled (staleness.md). For the selected label: enter or 1 accepts the
-first candidate (2–9 the others), p opens the chunk picker, u marks the case
+was labelled (staleness.md). For the selected label: enter accepts the
+proposal (the first candidate; for a split, all of them with expect: all),
+1–9 accept one candidate, p opens the chunk picker, u marks the case
 unanswerable. Changes are saved with ctrl+s like every edit.
 """
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="stale.back"),
-        Binding("enter,1", "accept(0)", "Accept candidate", key_display="enter/1-9", id="stale.accept"),
+        Binding("enter", "accept_proposed", "Accept", priority=True, id="stale.accept",
+                tooltip="accept the proposal: the first candidate (a split: all of them, with expect: all)"),
+        Binding("1", "accept(0)", "Accept candidate n", key_display="1-9", id="stale.accept1"),
         Binding("2", "accept(1)", "Accept candidate 2", show=False, id="stale.accept2"),
         Binding("3", "accept(2)", "Accept candidate 3", show=False, id="stale.accept3"),
         Binding("4", "accept(3)", "Accept candidate 4", show=False, id="stale.accept4"),
@@ -89,7 +92,7 @@ unanswerable. Changes are saved with ctrl+s like every edit.
         if entries:
             lst.highlighted = min(keep or 0, len(entries) - 1)
             status.update(f"⚠ {len(entries)} stale label{'s' * (len(entries) != 1)} · "
-                          "enter/1–9 accept · p pick · u unanswerable")
+                          "enter accept · 1–9 one candidate · p pick · u unanswerable")
         else:
             status.update("✓ no stale label: every label matches the corpus")
         self._show()
@@ -107,7 +110,16 @@ unanswerable. Changes are saved with ctrl+s like every edit.
 
     @on(OptionList.OptionSelected, "#stale-list")
     def _selected(self, event) -> None:
-        self.action_accept(0)
+        self.action_accept_proposed()
+
+    def action_accept_proposed(self) -> None:
+        e = self._current()
+        if e is None:
+            return
+        if e.status == "split" and len(e.candidates) > 1:
+            self._replace(e, [cid for cid, _ in e.candidates], expect=e.expect or "all")
+        else:
+            self.action_accept(0)
 
     def _show(self) -> None:
         e = self._current()
@@ -160,17 +172,25 @@ unanswerable. Changes are saved with ctrl+s like every edit.
             self.notify("no such candidate: p opens the picker" if not e.candidates else
                         f"only {len(e.candidates)} candidate{'s' * (len(e.candidates) != 1)}", severity="warning")
             return
-        new_id = e.candidates[n][0]
+        self._replace(e, [e.candidates[n][0]])
+
+    def _replace(self, e, new_ids: list[str], expect: str | None = None) -> None:
+        """In case ``e.case``, put ``new_ids`` where the stale label was."""
         doc = self.app.session.doc
         try:
             case = doc.case(e.case)
         except KeyError:
             return
-        expected = [new_id if cid == e.label else cid for cid in case.expected]
-        expected = list(dict.fromkeys(expected))  # the candidate may already be expected
+        expected: list[str] = []
+        for cid in case.expected:
+            expected.extend(new_ids if cid == e.label else [cid])
+        expected = list(dict.fromkeys(expected))  # a candidate may already be expected
+        fields = {"expected": expected or None}
+        if expect == "all" and len(expected) > 1:
+            fields["expect"] = "all"
         self._resolved(e)
-        self.app.edit("update_case", e.case, expected=expected or None)  # the old label is pruned on save
-        self.notify(f"{e.case}: {e.label} → {new_id}")
+        self.app.edit("update_case", e.case, **fields)  # the old label is pruned on save
+        self.notify(f"{e.case}: {e.label} → {', '.join(new_ids)}")
 
     def action_pick(self) -> None:
         from .picker import PickerScreen

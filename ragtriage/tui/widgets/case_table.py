@@ -137,7 +137,9 @@ class CaseTable(ScrollView, can_focus=True):
         w["expected"] = 20 if width >= 100 else 12
         w["flags"] = 14
         if self.show_reason:
-            w["reason"] = 24 if width >= 100 else 16
+            w["reason"] = 24 if width >= 100 else 20
+            if width < 100:
+                w["expected"] = 0  # the detail pane lists them; the question needs the room
         fixed = sum(w.values()) + gaps
         w["question"] = max(10, width - fixed)
         w["_total"] = width
