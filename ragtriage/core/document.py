@@ -33,6 +33,7 @@ import re
 import weakref
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from itertools import chain
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -218,7 +219,8 @@ class _Coll:
         self.open_end = True  # an entry may lack its final newline (checked once, when needed)
 
     def text(self) -> str:
-        return "".join(g + it.text for g, it in zip(self.gaps, self.items))
+        # gap, entry, gap, entry ... joined at once: no 100k temporary gap+entry strings
+        return "".join(chain.from_iterable(zip(self.gaps, [it.text for it in self.items])))
 
 
 def _find_dash(text: str, node_start: int) -> int:

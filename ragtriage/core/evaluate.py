@@ -192,7 +192,10 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
                 interrupted = True
         if cancel is not None and cancel.is_set() and len(records) < len(cases):
             interrupted = True
-        ordered = sorted(records.values(), key=lambda r: order[r["id"]])
+        if len(records) == len(cases) and list(records) == [c.id for c in cases]:
+            ordered = list(records.values())  # finished in test-set order (a local system): nothing to sort
+        else:
+            ordered = sorted(records.values(), key=lambda r: order[r["id"]])
         summary = summarize(ordered, k)
         if writer is not None and not interrupted:
             writer.write_summary(summary)

@@ -208,27 +208,31 @@ def _unit_before(text: str, start: int) -> str | None:
     return _SYMBOLS[m.group(1)] if m else None
 
 
-def _trie_regex(words) -> str:
-    """A regex alternation shaped as a trie: at each position only the branch of the
-    next letter is tried (3x faster than a flat alternation of 60 words)."""
+def _trie(words) -> dict:
     trie: dict = {}
     for w in words:
         node = trie
         for ch in w:
             node = node.setdefault(ch, {})
         node[""] = True
+    return trie
 
-    def build(node) -> str:
-        end = "" in node
-        alts = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        if len(alts) == 1 and not end:
-            return alts[0]
-        group = "(?:" + "|".join(alts) + ")"
-        return group + "?" if end else group
 
-    return build(trie)
+def _trie_node_regex(node: dict) -> str:
+    end = "" in node
+    alts = [re.escape(ch) + _trie_node_regex(sub) for ch, sub in sorted(node.items()) if ch]
+    if not alts:
+        return ""
+    if len(alts) == 1 and not end:
+        return alts[0]
+    group = "(?:" + "|".join(alts) + ")"
+    return group + "?" if end else group
+
+
+def _trie_regex(words) -> str:
+    """A regex alternation shaped as a trie: at each position only the branch of the
+    next letter is tried (3x faster than a flat alternation of 60 words)."""
+    return _trie_node_regex(_trie(words))
 
 
 @lru_cache(maxsize=32)
@@ -254,9 +258,26 @@ _AFTER_LOOK = r"(?:(?=\s?(?:([€$£%])|([^\W\d_]+)(?:\s([^\W\d_]+))?)))?"
 
 @lru_cache(maxsize=32)
 def _scanner_units(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
-    """:func:`_scanner` that also captures what follows each number (groups 3-5)."""
-    pat, values = _scanner(language)
-    return re.compile("(?:" + pat.pattern + ")" + _AFTER_LOOK), values
+    """:func:`_scanner` in a faster shape, also capturing what follows each number.
+
+    The same matches as ``_scanner`` (a test holds them equal), written to start
+    with one character class — a digit or the first letter of a number word — so
+    the regex engine skips every other position without entering the pattern:
+
+    - digits: the first digit taken, then "no word character, dot or comma before it"
+      checked behind it; group 1 is that first digit (it marks the branch);
+    - words: the first letter taken, "no word character before it" checked behind
+      it, then the rest of the trie under that letter, then a word boundary.
+
+    The whole match (group 0) is the number as written; groups 2-4 are what
+    follows it (``_AFTER_LOOK``)."""
+    values = number_words(language)
+    trie = _trie(values)
+    firsts = sorted(ch for ch in trie if ch)
+    words = "|".join(f"(?<={re.escape(ch)})" + _trie_node_regex(trie[ch]) for ch in firsts)
+    pat = ("[\\d" + "".join(re.escape(ch) for ch in firsts) + "]"
+           + r"(?:(?<=(\d))(?<![\w.,]\d)\d*(?:[.,]\d+)*|(?<!\w.)(?:" + words + r")\b)" + _AFTER_LOOK)
+    return re.compile(pat), values
 
 
 def find_numbers(text: str, language: str | None = None) -> list[Number]:
@@ -273,7 +294,7 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
     new = tuple.__new__
     units = UNITS
     for m in pat.finditer(lower):
-        tok, word, sym, after, second = m.groups()
+        digit, sym, after, second = m.groups()
         if sym:
             unit = _SYMBOLS[sym]
         elif after is not None:  # as _unit_after reads it
@@ -284,7 +305,8 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
                 unit = units.get(w)
         else:
             unit = None
-        if tok is not None:
+        if digit is not None:
+            tok = m.group()
             if tok.isdigit():
                 value = int(tok)  # equal (and hash-equal) to the same Decimal
             else:
@@ -302,5 +324,5 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
             out.append(new(Number, (value, unit, tok, start)))
         else:
             a, b = m.span()
-            out.append(new(Number, (values[word], unit, text[a:b], a)))
+            out.append(new(Number, (values[lower[a:b]], unit, text[a:b], a)))
     return out

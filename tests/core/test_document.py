@@ -385,3 +385,19 @@ def test_edits_that_cancel_out_are_not_dirty(copy):
     assert d.dirty
     d.remove_case("tmp")
     assert not d.dirty
+
+def test_cases_from_the_reopen_cache_are_the_models_model_construct_makes(copy):
+    from ragtriage.core.schema import Case
+
+    p = copy()
+    parsed = TestSetDocument.load(p)
+    cached = TestSetDocument.load(p)  # small set: the cache was written by the first load
+    assert cached.cases == parsed.cases
+    for item in cached._cases.items:
+        c, ref = item.model, Case.model_construct(**item.data)
+        assert list(c.__dict__.items()) == list(ref.__dict__.items())
+        assert c.model_fields_set == ref.model_fields_set and repr(c) == repr(ref)
+        assert c.__pydantic_extra__ is None and c.__pydantic_private__ is None
+    make = docmod._trusted_maker(Case)
+    odd = {"id": "x", "question": "q", "bogus": 1}  # not what validation lets through: model_construct decides
+    assert make(odd).__dict__ == Case.model_construct(**odd).__dict__
