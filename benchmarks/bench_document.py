@@ -57,13 +57,13 @@ def main(sizes):
         t_rload, data = timed(lambda: yaml.load(path.read_text(encoding="utf-8")))
         data["cases"][n // 2]["question"] = "¿una pregunta nueva?"
 
-        def rdump():
+        def rdump(data=data):
             buf = io.StringIO()
             yaml.dump(data, buf)
             return buf.getvalue()
 
         t_rdump, _ = timed(rdump)
-        del data
+        del data, rdump
         gc.collect()
 
         t_open, doc = timed(lambda: (_ := TestSetDocument.load(path), _.cases)[0])

@@ -8,7 +8,10 @@
    some abstentions, some wrong numbers). Timed: the run itself (parse the
    results, metrics, grounding, diagnosis, write the run file) in-process, and
    the whole `ragtriage run ... --quiet` command in a subprocess (interpreter
-   start, test-set open from the cache, corpus load included). Target < 3 s.
+   start, test-set open, corpus load, exit included): once without the test
+   set's reopen cache (the first run writes it), then three times with it.
+   Target < 3 s. Wall time on a shared machine depends on its load: the CPU
+   time (user + system) is printed beside it.
 2. http: a server in another process answering every POST after 50 ms
    (asyncio, keep-alive); `run --concurrency 32`. Ideal wall time is
    n x 50 ms / 32; target efficiency (ideal / measured) >= 0.9.
@@ -113,19 +116,33 @@ def bench_results(n: int) -> None:
         print(f"results: in-process run (parse, metrics, grounding, diagnosis, run file, corpus load) "
               f"{t_run:6.2f} s wall, {c_run:.2f} s CPU  [test-set open {t_doc:.2f} s, not included]", flush=True)
         print(f"         reasons {run.summary['reasons']}", flush=True)
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
-        import resource
+        env = dict(os.environ, PYTHONPATH=str(ROOT), RAGTRIAGE_CACHE_DIR=str(d / "cache"))
+        cmd = [sys.executable, "-m", "ragtriage", "run", str(ts), "--system", f"results:{res}", "--quiet",
+               "--out", str(d / "run2.jsonl")]
+        print(f"results: `{' '.join(['ragtriage'] + cmd[3:])}`, subprocess, end to end:", flush=True)
+        # first run: no reopen cache yet (the YAML is parsed, the cache written at exit); then with it
+        wall, cpu = _timed(cmd, env)
+        print(f"         first run (parses the YAML test set, writes its reopen cache) "
+              f"{wall:6.2f} s wall, {cpu:.2f} s CPU", flush=True)
+        runs = sorted(_timed(cmd, env) for _ in range(3))
+        wall, cpu = runs[1]
+        print(f"         with the reopen cache, median of 3                             "
+              f"{wall:6.2f} s wall, {cpu:.2f} s CPU (best {runs[0][0]:.2f} s)  target < 3 s", flush=True)
+        same = (d / "run.jsonl").read_bytes().split(b"\n", 1)[1] == (d / "run2.jsonl").read_bytes().split(b"\n", 1)[1]
+        print(f"         run file equal to the in-process one (after the meta line): {same}", flush=True)
 
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        p = subprocess.run([sys.executable, "-m", "ragtriage", "run", str(ts), "--system", f"results:{res}",
-                            "--quiet", "--out", str(d / "run2.jsonl")], env=env, capture_output=True, text=True)
-        t_cli = time.perf_counter() - t
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        assert p.returncode == 0, p.stderr
-        print(f"results: `ragtriage run --quiet` end to end, subprocess      {t_cli:6.2f} s wall, {cpu:.2f} s CPU "
-              "(target < 3 s)", flush=True)
+
+def _timed(cmd, env) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, the child's own) of one subprocess run."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert p.returncode == 0, p.stderr
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def bench_http(n: int, latency: float = 0.05, concurrency: int = 32) -> None:

@@ -167,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         return Exit.BAD_INPUT
     from .core.errors import ConflictError, InputError
 
+    args.exiting = argv is None  # the process's own command line: it ends when this returns
     module = importlib.import_module(f"ragtriage.commands.{args.command.replace('-', '_')}_cmd")
     try:
         return int(module.main(args))

@@ -43,12 +43,12 @@ def _progress(path: Path | None):
     state = {"next": {}}
 
     def plain(phase, done, total):
-        nxt = state["next"].get(phase, 0.25)
+        nxt = state["next"].get(phase, 0.1)
         if total and done / total >= nxt:
             what = "read" if phase == "scan" else "similar chunks: read"
             print(f"stale: {what} {done >> 20} of {total >> 20} MB ({done * 100 // total}%)", file=sys.stderr,
                   flush=True)
-            state["next"][phase] = nxt + 0.25
+            state["next"][phase] = (int(done * 10 // total) + 1) / 10
 
     return plain, lambda: None
 
@@ -82,11 +82,10 @@ def render(report, doc, corpus: str, fixed: int | None = None) -> str:
     if by_case:
         lines.append("")
     wid = max((len(e.label) for es in by_case.values() for e in es), default=0)
+    lines_of = doc.case_lines()
     for case, es in by_case.items():
-        try:
-            where = f"{doc.path}:{doc.case_line(case)}: "
-        except (KeyError, AttributeError):
-            where = ""
+        line = lines_of.get(case)
+        where = f"{doc.path}:{line}: " if line else ""
         lines.append(f"{where}case {case!r}")
         for e in es:
             arrow = "→" if e.candidates else " "
@@ -111,18 +110,15 @@ def render(report, doc, corpus: str, fixed: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_json(path: str, text: str) -> None:
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)
-
-
 def main(args) -> int:
     from ..core import staleness
     from ..core.document import TestSetDocument
     from ..core.errors import CorpusError, Problem
 
+    if args.json:
+        from ..core.gate import check_writable
+
+        check_writable(args.json, "--json")   # before reading a big corpus, not after
     doc = TestSetDocument.load(args.testset)
     corpus = Path(args.corpus) if args.corpus else doc.corpus_path
     if corpus is None:
@@ -134,12 +130,23 @@ def main(args) -> int:
     finally:
         close()
     fixed = None
+    moved_to = None
     if args.fix:
-        fixed = report.apply_fixes(doc)
-        if fixed:
+        with doc.batch():
+            fixed = report.apply_fixes(doc)
+            if args.corpus and doc.corpus_path is not None and corpus.resolve() != doc.corpus_path.resolve() \
+                    or args.corpus and doc.corpus_path is None:
+                # the labels now speak of the new chunking: so must the test set
+                moved_to = os.path.relpath(corpus.resolve(), doc.path.resolve().parent)
+                doc.update_settings(corpus=Path(moved_to).as_posix())
+        if fixed or moved_to:
             doc.save()
     out = render(report, doc, str(args.corpus or corpus), fixed)
     sys.stdout.write(out)
+    if moved_to:
+        print(f"{doc.path}: corpus: now {Path(moved_to).as_posix()} (the chunking the fixed labels point at)")
     if args.json:
-        _write_json(args.json, report.to_json())
+        from ..core.gate import write_report
+
+        write_report(args.json, report.to_json())
     return 1 if report.remaining else 0

@@ -17,9 +17,10 @@ def main(args) -> int:
     name = str(doc.path)
     errors: list[Problem] = []
     warnings: list[Problem] = []
+    lines = doc.case_lines()
     for c in doc.cases:
         if c.unlabelled:
-            errors.append(Problem(name, doc.case_line(c.id),
+            errors.append(Problem(name, lines[c.id],
                                   "no expected chunk (a draft: label it, or set unanswerable: true)",
                                   case=c.id, field="expected"))
     corpus_path = Path(args.corpus) if args.corpus else doc.corpus_path
@@ -33,7 +34,7 @@ def main(args) -> int:
         for c in doc.cases:
             for cid in c.expected:
                 if cid not in corpus:
-                    warnings.append(Problem(name, doc.case_line(c.id),
+                    warnings.append(Problem(name, lines[c.id],
                                             f"expected chunk {cid!r} is not in {corpus_path.name}",
                                             case=c.id, field="expected", severity="warning"))
     stale_entries = []
@@ -49,7 +50,7 @@ def main(args) -> int:
                 if status in ("unknown",) and any(w.case == cid and repr(label) in w.message for w in warnings):
                     continue
                 stale_entries.append(e)
-                warnings.append(Problem(name, doc.case_line(cid) if cid in doc else None,
+                warnings.append(Problem(name, lines.get(cid),
                                         f"label {label!r} is stale ({status}; see `ragtriage stale`)",
                                         case=cid, field="expected", severity="warning"))
     for p in errors + warnings:

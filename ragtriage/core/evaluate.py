@@ -77,7 +77,8 @@ def open_system(doc, system: str, *, corpus=None, **options):
 def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None, resume: bool = False,
              concurrency: int = 8, timeout: float = 60.0, retries: int = 2, backoff: float = BACKOFF,
              retriever: str | None = None, api_key_env: str = "OPENAI_API_KEY", progress: bool = False,
-             cancel: threading.Event | None = None, corpus=None, ids=None, on_record=None) -> Run:
+             cancel: threading.Event | None = None, corpus=None, ids=None, on_record=None,
+             retain: list | None = None) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
 
@@ -86,7 +87,9 @@ def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None
     the rest are asked. Ctrl-C (or ``cancel``) stops the run: the result has
     ``interrupted=True`` and the run file keeps the finished cases, no summary.
     ``ids`` limits the run to those case ids; ``on_record(record)`` is called as
-    each case finishes (e.g. to stream rows into a table)."""
+    each case finishes (e.g. to stream rows into a table). With ``retain`` (a list)
+    the objects made for the run (the system with its answers, the corpus) are
+    appended to it rather than dropped, for a caller that keeps them until exit."""
     import gc
 
     was = gc.isenabled()
@@ -94,14 +97,15 @@ def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None
     try:
         return _evaluate(testset, system, k, out=out, resume=resume, concurrency=concurrency, timeout=timeout,
                          retries=retries, backoff=backoff, retriever=retriever, api_key_env=api_key_env,
-                         progress=progress, cancel=cancel, corpus=corpus, ids=ids, on_record=on_record)
+                         progress=progress, cancel=cancel, corpus=corpus, ids=ids, on_record=on_record,
+                         retain=retain)
     finally:
         if was:
             gc.enable()
 
 
 def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries, backoff, retriever,
-              api_key_env, progress, cancel, corpus, ids, on_record) -> Run:
+              api_key_env, progress, cancel, corpus, ids, on_record, retain=None) -> Run:
     from .runner import Progress
 
     doc = load_testset(testset)
@@ -114,6 +118,8 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
         raise InputError(Problem("--retries", None, "must be 0 or more"))
     ctx, sys_ = open_system(doc, system, corpus=corpus, timeout=timeout, retriever=retriever,
                             api_key_env=api_key_env, concurrency=concurrency)
+    if retain is not None:
+        retain.append((ctx, sys_))
     warnings = list(getattr(sys_, "warnings", []))
     cases = list(doc.cases)
     if ids is not None:
@@ -186,7 +192,10 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
                 interrupted = True
         if cancel is not None and cancel.is_set() and len(records) < len(cases):
             interrupted = True
-        ordered = sorted(records.values(), key=lambda r: order[r["id"]])
+        if len(records) == len(cases) and list(records) == [c.id for c in cases]:
+            ordered = list(records.values())  # finished in test-set order (a local system): nothing to sort
+        else:
+            ordered = sorted(records.values(), key=lambda r: order[r["id"]])
         summary = summarize(ordered, k)
         if writer is not None and not interrupted:
             writer.write_summary(summary)

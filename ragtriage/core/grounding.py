@@ -102,8 +102,12 @@ def is_correct(case, answer: str | None, abstained: bool) -> bool:
 
 
 @lru_cache(maxsize=1 << 16)
-def _source_numbers(text: str, language: str | None):
-    return find_numbers(text, language)
+def _source_numbers(text: str, language: str | None) -> dict:
+    """A chunk's numbers by value (in text order), once per chunk text. Shared: never mutate."""
+    by_value: dict = {}
+    for n in find_numbers(text, language):
+        by_value.setdefault(n.value, []).append(n)
+    return by_value
 
 
 def _fmt(n) -> str:
@@ -144,14 +148,24 @@ def check_grounding(
     wanted = find_numbers(body, language)
     if not wanted:
         return ""
-    have = []
+    by_value: dict = {}  # the cited chunks' numbers by value, in citation then text order
+    shared = True  # by_value is still one chunk's cached dict (not to be changed)
     for cid in cited:
         text = chunk_text(cid)
         if text:
-            have.extend(_source_numbers(text, language))
-    by_value: dict = {}
-    for n in have:
-        by_value.setdefault(n.value, []).append(n)
+            numbers = _source_numbers(text, language)
+            if not by_value:
+                by_value = numbers
+                continue
+            if shared:
+                by_value = {v: list(ns) for v, ns in by_value.items()}
+                shared = False
+            for v, ns in numbers.items():
+                have = by_value.get(v)
+                if have is None:
+                    by_value[v] = list(ns)
+                else:
+                    have.extend(ns)
     for n in wanted:
         same = by_value.get(n.value)
         if not same:

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
-MISSING = np.iinfo(np.int32).max  # position of an expected chunk that is not in the ranking
+MISSING = 2**31 - 1  # int32 max: position of an expected chunk that is not in the ranking
+# numpy is imported by the vectorised functions only: a per-case run does not need it.
 
 
 def _first_positions(ranking: Sequence[str], expected: Sequence[str]) -> list[int]:
@@ -79,6 +78,8 @@ class Positions:
     @property
     def rank(self) -> np.ndarray:
         """1-based rank of the first expected chunk in the whole ranking; 0 if none."""
+        import numpy as np
+
         first = self.pos[:, 0] if self.pos.shape[1] else np.full(len(self), MISSING, np.int32)
         return np.where(first == MISSING, 0, first.astype(np.int64) + 1)
 
@@ -86,6 +87,8 @@ class Positions:
 def first_positions(rankings: Sequence[Sequence[str]], expecteds: Sequence[Sequence[str]],
                     expects: Sequence[str] | None = None) -> Positions:
     """Build :class:`Positions` from string rankings and expected IDs (one pass, C-speed scans)."""
+    import numpy as np
+
     n = len(rankings)
     if len(expecteds) != n:
         raise ValueError("rankings and expecteds differ in length")
@@ -117,6 +120,8 @@ def first_positions(rankings: Sequence[Sequence[str]], expecteds: Sequence[Seque
 def at_k(p: Positions, k: int) -> dict[str, np.ndarray]:
     """Per-case metrics at ``k`` as float arrays (NaN where the definition says null):
     hits, precision, recall, rr, hit (1.0/0.0), ndcg (binary gains; an extra)."""
+    import numpy as np
+
     if k < 1:
         raise ValueError("k must be 1 or more")
     inside = p.pos < k

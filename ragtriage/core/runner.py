@@ -8,7 +8,6 @@ finished are left out, nothing half-written. Local systems (``builtin``,
 """
 from __future__ import annotations
 
-import asyncio
 import sys
 import threading
 import time
@@ -38,6 +37,12 @@ class Progress:
         self._next_pct = 10
         self.min_interval = min_interval
         self._printed = False
+        # plain lines: below this count no line is due (no clock read per case)
+        self._quiet_until = 0 if self.tty or not self.enabled else self._first_done_at(self._next_pct)
+
+    def _first_done_at(self, pct: int) -> int:
+        """The smallest count ``done`` with ``100 * done // total >= pct``."""
+        return -(-pct * self.total // 100)
 
     def __enter__(self):
         if self.tty:
@@ -54,7 +59,7 @@ class Progress:
 
     def advance(self, n: int = 1) -> None:
         self.done += n
-        if not self.enabled:
+        if not self.enabled or self.done < self._quiet_until:
             return
         now = time.monotonic()
         if self._bar is not None:
@@ -73,6 +78,7 @@ class Progress:
             self._printed = True
             self._last = now
             self._next_pct = (pct // 10 + 1) * 10
+            self._quiet_until = self._first_done_at(self._next_pct)
 
     def __exit__(self, *exc):
         if self._bar is not None:
@@ -84,6 +90,8 @@ class Progress:
 
 
 def _cause(e: BaseException, timeout: float) -> str:
+    import asyncio
+
     if isinstance(e, asyncio.TimeoutError):
         return f"no answer within {timeout:g} s (timeout)"
     if isinstance(e, CaseError):
@@ -93,6 +101,8 @@ def _cause(e: BaseException, timeout: float) -> str:
 
 async def ask_with_retries(system, case, k: int, *, timeout: float, retries: int, backoff: float) -> dict:
     """The system's result for one case, or ``{"error": cause}`` after the last try."""
+    import asyncio
+
     attempt = 0
     while True:
         t0 = time.perf_counter()
@@ -120,6 +130,8 @@ async def run_async(system, cases: Sequence, k: int, on_done: Callable[[object, 
                     concurrency: int = 8, timeout: float = 60.0, retries: int = 2,
                     backoff: float = BACKOFF, cancel: threading.Event | None = None) -> int:
     """Ask every case with at most ``concurrency`` calls in flight; returns how many finished."""
+    import asyncio
+
     queue = iter(cases)
     done = 0
 
@@ -166,5 +178,7 @@ def run_cases(system, cases: Sequence, k: int, on_done, *, concurrency: int = 8,
     finished cases were handed to ``on_done``."""
     if hasattr(system, "ask_sync"):
         return run_sync(system, cases, k, on_done, cancel=cancel)
+    import asyncio  # only for systems that answer over the network or asynchronously
+
     return asyncio.run(run_async(system, cases, k, on_done, concurrency=concurrency, timeout=timeout,
                                  retries=retries, backoff=backoff, cancel=cancel))

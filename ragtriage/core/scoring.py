@@ -8,6 +8,7 @@ run file.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from .diagnosis import diagnose
 from .grounding import check_grounding, decline_phrases, is_abstention, is_correct
@@ -27,31 +28,68 @@ def external_verdict(result: dict) -> bool | None:
     return v if isinstance(v, bool) else None
 
 
-def score_case(case, result: dict, k: int, chunk_text_lookup: Callable[[str], str | None], settings) -> dict:
-    """Every §4 computed field for ``case`` given the system ``result`` (a §3 dict
-    or a stored case record) at cut-off ``k``.
+def _phrases(settings) -> tuple[str, ...]:
+    language = getattr(settings, "language", None)
+    decline = getattr(settings, "decline", None)
+    try:
+        return _phrases_cached(language, decline)
+    except TypeError:  # a list of phrases (not hashable)
+        return decline_phrases(language, decline)
 
-    ``chunk_text_lookup(id)`` returns a chunk's text (None if unknown);
-    ``settings`` is the test set's :class:`~ragtriage.core.schema.Settings`
-    (language and decline phrases)."""
+
+@lru_cache(maxsize=64)
+def _phrases_cached(language, decline) -> tuple[str, ...]:
+    return decline_phrases(language, decline)
+
+
+def _score(case, result: dict, k: int, chunk_text_lookup, settings, out: dict, verdict) -> dict:
+    """The computed fields, added to ``out`` in COMPUTED_FIELDS order (one pass, no
+    intermediate dicts: this runs once per case of a 100k-case run)."""
     error = result.get("error")
     ranking = result.get("ranking") or []
-    ret = retrieval(ranking, case.expected, k, case.expect)
+    expected = case.expected
+    if len(expected) == 1:  # the common case, as metrics.retrieval computes it
+        if k < 1:
+            raise ValueError("k must be 1 or more")
+        try:
+            first = (ranking.index if type(ranking) is list else list(ranking).index)(expected[0])
+        except ValueError:
+            out["rank"] = 0
+            hit = False
+            out["hit"] = False
+            out["precision"] = 0 / k
+            out["recall"] = 0.0
+            out["rr"] = 0.0
+        else:
+            rank = first + 1
+            hits = 1 if first < k else 0
+            out["rank"] = rank
+            hit = hits >= 1
+            out["hit"] = hit
+            out["precision"] = hits / k
+            out["recall"] = hits / 1
+            out["rr"] = 1.0 / rank if rank <= k else 0.0
+    else:
+        ret = retrieval(ranking, expected, k, case.expect)
+        out["rank"] = ret["rank"]
+        hit = ret["hit"]
+        out["hit"] = hit
+        out["precision"] = ret["precision"]
+        out["recall"] = ret["recall"]
+        out["rr"] = ret["rr"]
     answer = result.get("answer")
     if answer is not None and not isinstance(answer, str):
         answer = str(answer)
-    language = getattr(settings, "language", None)
-    phrases = decline_phrases(language, getattr(settings, "decline", None))
+    phrases = _phrases(settings)
     abstained = is_abstention(answer, phrases)
-    prompt_ids = result.get("prompt_ids")
-    if prompt_ids is None:
-        prompt_ids = list(ranking[:k])
-    verdict = external_verdict(result)
     if verdict is not None:
         why = "" if verdict else "judged unsupported"
         supported = verdict
     else:
-        why = check_grounding(answer, prompt_ids, chunk_text_lookup, language=language,
+        prompt_ids = result.get("prompt_ids")
+        if prompt_ids is None:
+            prompt_ids = list(ranking[:k])
+        why = check_grounding(answer, prompt_ids, chunk_text_lookup, language=getattr(settings, "language", None),
                               decline=phrases, abstained=abstained)
         supported = not why
     correct = is_correct(case, answer, abstained)
@@ -61,22 +99,29 @@ def score_case(case, result: dict, k: int, chunk_text_lookup: Callable[[str], st
         why = f"error: {error}"
     reason = diagnose(
         error=bool(error), unanswerable=case.unanswerable, unlabelled=case.unlabelled,
-        hit=ret["hit"], abstained=abstained, correct=correct, supported=supported,
+        hit=hit, abstained=abstained, correct=correct, supported=supported,
     )
     if reason == "unlabelled" and not why:
         why = "no expected chunk yet"
-    return {
-        "rank": ret["rank"],
-        "hit": ret["hit"],
-        "precision": ret["precision"],
-        "recall": ret["recall"],
-        "rr": ret["rr"],
-        "abstained": abstained,
-        "supported": supported,
-        "why": why,
-        "correct": correct,
-        "reason": reason,
-    }
+    out["abstained"] = abstained
+    out["supported"] = supported
+    out["why"] = why
+    out["correct"] = correct
+    out["reason"] = reason
+    return out
+
+
+def score_case(case, result: dict, k: int, chunk_text_lookup: Callable[[str], str | None], settings) -> dict:
+    """Every §4 computed field for ``case`` given the system ``result`` (a §3 dict
+    or a stored case record) at cut-off ``k``.
+
+    ``chunk_text_lookup(id)`` returns a chunk's text (None if unknown);
+    ``settings`` is the test set's :class:`~ragtriage.core.schema.Settings`
+    (language and decline phrases)."""
+    return _score(case, result, k, chunk_text_lookup, settings, {}, external_verdict(result))
+
+
+_NOT_EXTRA = frozenset(RESULT_FIELDS) | {"id", "type"}
 
 
 def make_record(case, result: dict, k: int, chunk_text_lookup, settings) -> dict:
@@ -90,23 +135,24 @@ def make_record(case, result: dict, k: int, chunk_text_lookup, settings) -> dict
         rec["expect"] = case.expect
     if case.unanswerable:
         rec["unanswerable"] = True
-    rec["ranking"] = list(result.get("ranking") or [])
+    get = result.get
+    rec["ranking"] = list(get("ranking") or [])
     for f in ("scores", "prompt_ids", "tokens", "latency_ms"):
-        if result.get(f) is not None:
+        if get(f) is not None:
             rec[f] = result[f]
-    rec["answer"] = result.get("answer")
+    rec["answer"] = get("answer")
     verdict = external_verdict(result)
     if verdict is not None:
         rec["external_supported"] = verdict
-    if result.get("error"):
+    if get("error"):
         rec["error"] = str(result["error"])
-    extra = {key: v for key, v in result.items() if key not in RESULT_FIELDS and key not in ("id", "type")}
-    if extra and "reason" not in result:
-        rec["extra"] = extra
-    elif "extra" in result:
-        rec["extra"] = result["extra"]
-    rec.update(score_case(case, result, k, chunk_text_lookup, settings))
-    return rec
+    if not result.keys() <= _NOT_EXTRA:
+        extra = {key: v for key, v in result.items() if key not in _NOT_EXTRA}
+        if extra and "reason" not in result:
+            rec["extra"] = extra
+        elif "extra" in result:
+            rec["extra"] = result["extra"]
+    return _score(case, result, k, chunk_text_lookup, settings, rec, verdict)
 
 
 def rescore(record: dict, case, k: int, chunk_text_lookup, settings) -> dict:

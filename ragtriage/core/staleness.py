@@ -30,6 +30,7 @@ API (used by ``ragtriage stale``, by ``validate`` and by the ``check`` gate)::
     report.stale         # the entries whose status is not "ok"
     report.remaining     # stale entries not resolved by apply_fixes (all of them before)
     report.to_dict() / report.to_json()   # the --json shape of staleness.md
+    report.settle()      # {(case, label): target id} of the safe fixes (already applied to .fix)
     n = report.apply_fixes(doc)           # edits through the document; caller saves
 
     # the same on plain data (no YAML): cases as (id, question, expected ids)
@@ -37,24 +38,44 @@ API (used by ``ragtriage stale``, by ``validate`` and by the ``check`` gate)::
 
 ``progress(phase, done_bytes, total_bytes)`` is called per 4 MB read (phase is
 "scan" or "similar"); ``cancel`` is a ``threading.Event`` checked as often, and
-raises :class:`Cancelled`.
+raises :class:`Cancelled`. ``corpus_path`` may also be a loaded
+:class:`~ragtriage.core.corpus.Corpus`. A bad chunks file raises
+:class:`~ragtriage.core.errors.CorpusError` (located, like every reader); a
+duplicated id is an error when a case expects it (checking every id of a
+million-chunk corpus would cost a set of a million strings: ``validate`` does).
 
-How it stays linear in the corpus: one pass computes each chunk's fingerprint
-(hash lookup against the remembered fingerprints: ``ok``/``moved``/``changed``)
-and intersects its words with an index of *anchor* words (rare interior words
-of the remembered texts, at least one every :data:`GAP` characters); only the
-few labels an anchor points at are compared as substrings (remembered text
-inside the chunk: ``merged``; chunk overlapping the text: a ``split`` piece;
-the neighbouring chunks of a piece are checked too, so short edge pieces are
-found). Spans (``doc``/``start``/``end``) on both sides are indexed per
-document. A second pass runs only when some labels need similarity candidates
-(``missing``, ``unknown``, ``changed`` with no holder) and keeps a bounded
-top-n per label. Memory: the labels and their indexes, never the corpus.
+Fixes (``fix == "auto"``): ``unrecorded`` (record the label), ``moved``,
+``merged`` and ``changed`` when exactly one chunk holds the whole remembered
+text (several: the one in the label's document over its old span, if only one
+is). :meth:`StaleReport.fix_plan` never writes a new text under an id that
+another case still expects with its old meaning: such a fix waits for review.
+Labels recorded by a fix carry ``sha``, ``text``, ``doc``/``start``/``end``,
+``when`` (UTC; ``SOURCE_DATE_EPOCH`` fixes it) and ``corpus`` (content hash).
+
+How it stays linear in the corpus: one pass splits each chunk into words and
+intersects its word trigrams with an index of *anchors* (the rarest interior
+trigram of each remembered text per ~:data:`GAP` characters); only the few
+labels an anchor points at are compared, on normalised text: equal (``moved``
+/ ``changed``), holding the whole remembered text (``merged``), or covering
+part of it (a ``split`` piece; the neighbours of a piece are checked too, so
+short edge pieces are found). Short texts (under five words) and
+fingerprint-only labels are matched by fingerprint. Spans (``doc``/``start``/
+``end``) on both sides are indexed per document. A chunk sharing anchors but
+none of the text is kept (bounded) as a similarity candidate for ``missing``.
+A ``missing`` text that shares no passage with any chunk gets the chunks of its
+own document ranked by its rarest words: the scan notes where each labelled
+document lies in the file, and only that byte range is read again. A second
+full pass runs only for labels with still no candidate (``unknown`` ones, and
+``missing`` ones without a document): it searches for the rare words of the
+question or of the remembered text, bounded top-n per label. Memory: the labels
+and their indexes, never the corpus.
 
 Scores: 1.0 is the remembered text exactly. Text and span candidates score the
 character overlap |remembered ∩ chunk| / |remembered ∪ chunk| (a chunk twice
-as long as the text it holds scores 0.5); similarity candidates score the
-idf-weighted share of the label's rare words found in the chunk.
+as long as the text it holds scores 0.5); an edited version (``missing``)
+scores its word overlap with the remembered text, a same-document chunk the
+share of the text's rarest words it has; second-pass candidates score the
+idf-weighted share of the query's rare words they contain.
 
 Text is compared after :func:`ragtriage.core.text.normalize_text` (NFC, case
 folding, whitespace collapsed): a re-chunking that moves line breaks is ``ok``.
@@ -83,10 +104,11 @@ from .errors import CorpusError, Problem
 from .text import normalize_text
 
 STATUSES = ("ok", "moved", "changed", "merged", "split", "missing", "unrecorded", "unknown")
-GAP = 80          # an anchor word at least every GAP characters of a remembered text
+GAP = 80          # an anchor (word trigram) at least every GAP characters of a remembered text
 TOP_N = 3         # similarity candidates per label
 MAX_HOLDERS = 8   # identical / containing chunks kept per label
 MAX_PIECES = 64   # split pieces kept per label
+RARE_WORDS = 12   # a label's rarest words, compared with the chunks of its document
 _WORD = re.compile(r"\w+")
 _STOP = frozenset(
     "the a an and or of to in on at for by with from as is are was were be been it its this that these those "
@@ -129,9 +151,23 @@ class StaleEntry:
 class StaleReport:
     labels: list[StaleEntry]
     corpus: str | None = None          # the chunks file judged against
-    corpus_hash: str | None = None     # its content hash (recorded in fixed labels)
+    _corpus_hash: str | None = None    # see corpus_hash
     chunks: int = 0                    # chunks read
     _found: dict = field(default_factory=dict, repr=False)  # chunk id -> Chunk, for auto fixes
+
+    @property
+    def corpus_hash(self) -> str | None:
+        """The chunks file's content hash (recorded in fixed labels); computed when first asked,
+        so a plain report does not pay for hashing a big corpus."""
+        if self._corpus_hash is None and self.corpus is not None and Path(self.corpus).is_file():
+            from .text import file_hash
+
+            self._corpus_hash = file_hash(self.corpus)
+        return self._corpus_hash
+
+    @corpus_hash.setter
+    def corpus_hash(self, value: str | None) -> None:
+        self._corpus_hash = value
 
     @property
     def counts(self) -> dict[str, int]:
@@ -161,23 +197,29 @@ class StaleReport:
 
     # -------------------------------------------------------------- fixes
 
-    def fix_plan(self) -> tuple[dict[str, list[str]], dict[str, dict]]:
-        """(case id -> new expected list, chunk id -> label to record) for the automatic fixes."""
+    def settle(self) -> dict[tuple[str, str], str]:
+        """(case, label) -> target chunk id for the automatic fixes that are safe together.
+
+        A label is keyed by chunk id: a fix must not write new text under an id that another
+        case still expects with its old meaning (a stale label left for review); such a fix
+        is turned into ``review``."""
         target: dict[tuple[str, str], str] = {}
         for e in self.labels:
             if e.fix == "auto":
                 target[(e.case, e.label)] = e.label if e.status == "unrecorded" else e.candidates[0][0]
-        # A label is keyed by chunk id: a fix must not overwrite the remembered text of an id
-        # that another case still expects with its old meaning (a stale label left for review).
         while True:
             kept = {e.label for e in self.labels if e.status != "ok" and (e.case, e.label) not in target}
             clash = [e for e in self.labels if (e.case, e.label) in target and target[(e.case, e.label)] in kept
                      and target[(e.case, e.label)] != e.label]
             if not clash:
-                break
+                return target
             for e in clash:
                 del target[(e.case, e.label)]
                 e.fix = "review"
+
+    def fix_plan(self) -> tuple[dict[str, list[str]], dict[str, dict]]:
+        """(case id -> new expected list, chunk id -> label to record) for the automatic fixes."""
+        target = self.settle()
         when = _now()
         new_expected: dict[str, list[str]] = {}
         record: dict[str, dict] = {}
@@ -193,7 +235,7 @@ class StaleReport:
                     out.append(t)
                 if (case, e.label) in target:
                     ch = self._found.get(t)
-                    if ch is not None:
+                    if ch is not None and t not in record:
                         record[t] = {"sha": _fp(normalize_text(ch.text)), "text": ch.text, "doc": ch.doc,
                                      "start": ch.start, "end": ch.end, "when": when, "corpus": self.corpus_hash}
             if changed:
@@ -240,7 +282,7 @@ class _Label:
     """What we know about one remembered label, and the evidence gathered for it."""
 
     __slots__ = ("id", "t", "fp", "doc", "start", "end", "has_text", "own", "own_norm", "exact",
-                 "holders", "pieces", "spans", "questions", "near", "n_anchors", "raw")
+                 "holders", "pieces", "spans", "questions", "near", "n_anchors", "raw", "nearby", "words")
 
     def __init__(self, cid: str, lab):
         get = (lambda k: lab.get(k)) if isinstance(lab, Mapping) else (lambda k: getattr(lab, k, None))
@@ -258,10 +300,12 @@ class _Label:
         self.own_norm: str | None = None
         self.exact: list[Chunk] = []        # other chunks with the same fingerprint
         self.holders: list[Chunk] = []      # chunks whose text contains the remembered text
-        self.pieces: dict[int, tuple[Chunk, int, int]] = {}  # seq -> (chunk, a, b) in t coordinates
+        self.pieces: dict[int, tuple] = {}  # seq -> ((chunk id, normalised length), a, b), b/a in t
         self.spans: list[tuple[Chunk, int, int]] = []        # span overlaps, label coordinates
         self.questions: list[str] = []
-        self.near: list[tuple] = []         # heap of (score, chunk id): chunks sharing an anchor
+        self.near: list[tuple] = []         # heap of (score, -seq, chunk id, text): chunks sharing an anchor
+        self.nearby: list[tuple] = []       # heap of (word share, -seq, chunk id): same-document chunks
+        self.words: frozenset | None = None
         self.n_anchors = 0
 
     def near_hit(self, cid: str, n: int, seq: int, c: str) -> None:
@@ -369,10 +413,9 @@ def _jaccard(lt: int, lc: int, overlap: int) -> float:
 
 
 class _Meter:
-    """Counts and hashes the bytes read, reports progress, honours the cancel event."""
+    """Counts the bytes read, reports progress, honours the cancel event."""
 
     def __init__(self, total: int, phase: str, progress, cancel):
-        self.h = hashlib.blake2b(digest_size=6)
         self.done = 0
         self.total = total
         self.phase = phase
@@ -380,16 +423,11 @@ class _Meter:
         self.cancel = cancel
 
     def update(self, block: bytes) -> None:
-        self.h.update(block)
         self.done += len(block)
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
         if self.progress is not None:
             self.progress(self.phase, self.done, self.total)
-
-    def hexdigest(self) -> str:
-        return self.h.hexdigest()
-
 
 def _lines(path: Path, meter: _Meter) -> Iterator[tuple[int, bytes]]:
     lineno = 0
@@ -409,36 +447,35 @@ def _lines(path: Path, meter: _Meter) -> Iterator[tuple[int, bytes]]:
         yield lineno + 1, rest
 
 
-def _records(corpus, phase: str, progress, cancel) -> tuple[Iterator, _Meter | None]:
-    """(iterator of ``(line, id, text, record)``, meter). ``record`` is the parsed dict (or
-    the Chunk when ``corpus`` is an iterable of chunks). A bad line is reported exactly as
-    :func:`~ragtriage.core.corpus.iter_chunks` words it."""
+def _document_chunks(corpus, docs: set, ranges: dict, in_memory: dict):
+    """Yield ``(doc, [(order, chunk id, words)])`` for a few documents: in memory from what the
+    scan kept, from a file by re-reading only the byte range where the scan met the document."""
     if not isinstance(corpus, (str, Path)):
-        return ((ch.line, ch.id, ch.text, ch) for ch in corpus), None
-    path = Path(corpus)
-    if not path.is_file():
-        for _ in iter_chunks(path):   # raises the located CorpusError (missing file, folder)
-            pass
-    meter = _Meter(path.stat().st_size, phase, progress, cancel)
-    return _parse(path, meter), meter
-
-
-def _parse(path: Path, meter: _Meter):
-    loads = orjson.loads
-    for lineno, raw in _lines(path, meter):
-        if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        if not raw or raw.isspace():
-            continue
-        try:
-            obj = loads(raw)
-            cid = obj["id"]
-            text = obj["text"]
-            if type(cid) is not str or type(text) is not str or not cid.strip():
-                raise ValueError
-        except Exception:
-            _bad_line(path, lineno)
-        yield lineno, cid, text, obj
+        for doc in docs:
+            yield doc, in_memory.get(doc, [])
+        return
+    block = 1 << 22
+    with open(corpus, "rb") as f:
+        for doc in docs:
+            first, last = ranges.get(doc, (0, 0))
+            if not last:
+                continue
+            lo = max(0, first - 2 * block)   # a line met when `first` bytes were read starts after this
+            f.seek(lo)
+            buf = f.read(last - lo)
+            if lo:
+                buf = buf[buf.find(b"\n") + 1:]
+            rows = []
+            for k, raw in enumerate(buf.split(b"\n")):
+                if not raw.strip():
+                    continue
+                try:
+                    rec = orjson.loads(raw.lstrip(b"\xef\xbb\xbf"))
+                except orjson.JSONDecodeError:
+                    continue   # the first pass read every line: only a cut one can fail here
+                if rec.get("doc") == doc:
+                    rows.append((lo + k, rec["id"], rec["text"].split()))
+            yield doc, rows
 
 
 def _bad_line(path: Path, lineno: int):
@@ -463,16 +500,17 @@ def _grams(toks: list[str]) -> list[tuple]:
 
 def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
     """Rare interior word trigrams of each remembered text, at least one per GAP characters
-    (the first and last word are left out: an old chunk may have cut them mid-word).
-
-    Each chosen trigram is indexed with its neighbour (the one starting a word later), so a
-    chunk only needs to be probed at every other word: one of the two starts at an even word
-    of the chunk. Anchors are indexed as written in the label and as normalised, because
-    chunks are probed on their raw words (normalising every chunk costs too much)."""
+    (the first and last word are left out: an old chunk may have cut them mid-word): the
+    one whose words the fewest remembered texts share (word counts only: counting every
+    trigram of 10,000 texts would cost more memory than the rest of the check).
+    Anchors are indexed as written in the label and as normalised, because chunks are probed
+    on their raw words (normalising every chunk costs too much). Probing chunks at every
+    other word, with anchors indexed in pairs, was measured slower: the extra, commoner
+    anchors cost more in false hits than the saved probes."""
     from collections import Counter
-    from itertools import chain
+    from itertools import accumulate, chain
+    from sys import intern
 
-    df = Counter(chain.from_iterable(set(_grams(st.t.split())) for st in states))
     wdf = Counter(chain.from_iterable(set(st.t.split()) for st in states))
     index: dict[tuple, list[int]] = {}
     for li, st in enumerate(states):
@@ -480,28 +518,33 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
         grams = _grams(toks)
         if not grams:
             continue  # fewer than 5 words: found by fingerprint only
-        raw = st.raw.split()
+        toks = list(map(intern, toks))   # the index keeps these words: one copy of each
+        raw = list(map(intern, st.raw.split()))
+        key_at = [0] + [wdf[a] + wdf[b] + wdf[c] for a, b, c in grams]   # key_at[j]: trigram at word j
+        starts = list(accumulate(map(len, toks), lambda acc, n: acc + n + 1, initial=0))[:-1]
+        n_b = max(1, round(len(st.t) / GAP))     # buckets of about GAP characters, none tiny
         best: dict[int, tuple] = {}
-        pos = len(toks[0]) + 1
-        for j, g in enumerate(grams, start=1):
-            b = pos // GAP
-            key = (df[g], wdf[g[0]] + wdf[g[1]] + wdf[g[2]])
-            cur = best.get(b)
-            if cur is None or key < cur[0]:
-                best[b] = (key, j)
-            pos += len(g[0]) + 1
+        lo = 1
+        for b in range(n_b):
+            hi = bisect_left(starts, (b + 1) * len(st.t) // n_b, lo) if b < n_b - 1 else len(grams) + 1
+            hi = min(hi, len(grams) + 1)
+            if hi > lo:
+                j = min(range(lo, hi), key=key_at.__getitem__)
+                best[b] = (key_at[j], j)
+            lo = max(lo, hi)
         same = len(raw) == len(toks)
-        last = len(grams)   # word index of the last interior trigram
         keys = set()
         for _, j in best.values():
-            for k in ((j, j + 1) if j < last else (j - 1, j)):
-                if k >= 1:
-                    keys.add(tuple(toks[k:k + 3]))
-                    if same:
-                        keys.add(tuple(raw[k:k + 3]))
+            keys.add(tuple(toks[j:j + 3]))
+            if same:
+                keys.add(tuple(raw[j:j + 3]))
         for g in keys:
             index.setdefault(g, []).append(li)
         st.n_anchors = len(best)
+        if st.doc is not None:   # its rarest words, for same-document similarity (see check_labels)
+            pairs = zip(raw, toks) if same else zip(toks, toks)
+            ranked = sorted({w: wdf[n] for w, n in pairs if len(n) > 2 and n not in _STOP}.items(), key=lambda p: p[1])
+            st.words = frozenset(w for w, _ in ranked[:RARE_WORDS]) or None
     return index
 
 
@@ -555,6 +598,13 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
     short_lens = {len(st.t.split()) for st in textual if len(st.t.split()) < 5}
     all_fp = any(st.t is None and st.fp for st in order)   # sha-only labels: fingerprint every chunk
 
+    doc_labels: dict[str, list[_Label]] = {}
+    doc_ranges: dict[str, tuple[int, int]] = {}    # doc -> (bytes read at its first, at its last chunk)
+    doc_chunks: dict[str, list] = {}               # in memory: doc -> [(seq, id, words)]
+    for st in textual:
+        if st.doc is not None and st.words:
+            doc_labels.setdefault(st.doc, []).append(st)
+
     recent: deque = deque(maxlen=4)       # [seq, line, record, normalised text or None]
     pending: dict[int, list[int]] = {}    # seq expected next -> text-label indexes waiting for it
     corpus_name = str(corpus) if isinstance(corpus, (str, Path)) else None
@@ -571,7 +621,8 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
         seq = item[0]
         if seq in st.pieces or len(st.pieces) >= MAX_PIECES:
             return
-        st.pieces[seq] = (_chunk(item[2], item[1]), iv[0], iv[1])
+        rec = item[2]   # a piece keeps its id and normalised length only, not its text
+        st.pieces[seq] = ((rec["id"] if isinstance(rec, dict) else rec.id, len(norm_of(item))), iv[0], iv[1])
         t = st.t
         if iv[0] > 0:   # look back for the piece before, however short
             prev = next((r for r in recent if r[0] == seq - 1), None)
@@ -583,8 +634,35 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
             pending.setdefault(seq + 1, []).append(li)
 
     seq = -1
-    records, meter = _records(corpus, "scan", progress, cancel)
-    for lineno, cid, text, rec in records:
+    if isinstance(corpus, (str, Path)):
+        path = Path(corpus)
+        if not path.is_file():
+            for _ in iter_chunks(path):   # raises the located CorpusError (missing file, folder)
+                pass
+        meter = _Meter(path.stat().st_size, "scan", progress, cancel)
+        source = _lines(path, meter)
+        in_memory = False
+    else:
+        source = ((ch.line, ch) for ch in corpus)
+        in_memory = True
+    loads = orjson.loads
+    for lineno, raw in source:
+        if in_memory:
+            rec = raw
+            cid, text = rec.id, rec.text
+        else:   # parsed here, not in a generator: this loop runs a million times
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if not raw or raw.isspace():
+                continue
+            try:
+                rec = loads(raw)
+                cid = rec["id"]
+                text = rec["text"]
+                if type(cid) is not str or type(text) is not str or not cid.strip():
+                    raise ValueError
+            except Exception:
+                _bad_line(path, lineno)
         seq += 1
         item = [seq, lineno, rec, None]
         recent.append(item)
@@ -601,7 +679,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                 for h in hits:
                     if h.id != cid and len(h.exact) < MAX_HOLDERS:
                         h.exact.append(_chunk(rec, lineno))
-        ws = anchor_keys.intersection(zip(toks[::2], toks[1::2], toks[2::2]))   # even words: see _anchor_index
+        ws = anchor_keys.intersection(zip(toks, toks[1:], toks[2:]))
         if ws:
             c = norm_of(item)
             seen: dict[int, int] = {}
@@ -615,7 +693,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                     lst.near_hit(cid, nh, seq, c)
                 elif r == "holds":
                     if len(c) == len(lst.t):
-                        if lst.id != cid and len(lst.exact) < MAX_HOLDERS and all(x.line != lineno for x in lst.exact):
+                        if lst.id != cid and len(lst.exact) < MAX_HOLDERS and all(x.id != cid for x in lst.exact):
                             lst.exact.append(_chunk(rec, lineno))
                     elif len(lst.holders) < MAX_HOLDERS:
                         lst.holders.append(_chunk(rec, lineno))
@@ -633,6 +711,15 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                     prev = lst.pieces.get(seq - 1)
                     if isinstance(r, tuple) and prev is not None and r[0] <= prev[2] + 1:
                         accept(li, item, r)
+        if doc_labels:   # where each labelled document lies in the file (or, in memory, its chunks)
+            doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
+            if doc is not None and doc in doc_labels:
+                if in_memory:
+                    doc_chunks.setdefault(doc, []).append((seq, cid, toks))
+                else:
+                    at = meter.done
+                    r = doc_ranges.get(doc)
+                    doc_ranges[doc] = (at, at) if r is None else (r[0], at)
         if span_docs:
             doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
             if doc in span_docs:
@@ -649,9 +736,21 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
     if dup_problems:
         raise CorpusError(dup_problems)
 
-    report = StaleReport([], corpus_name, meter.hexdigest() if meter else None, seq + 1)
+    report = StaleReport([], corpus_name, None, seq + 1)
     found = report._found
     verdict = {st.id: _judge(st, found) for st in order}
+    # nothing holds or shares a passage of these texts: rank the chunks of their own document
+    late = [st for st in order if verdict[st.id][4] == "text" and st.words and st.doc in doc_labels]
+    if late:
+        for doc, rows in _document_chunks(corpus, {st.doc for st in late}, doc_ranges, doc_chunks):
+            for st in late:
+                if st.doc == doc:
+                    for seq_, cid_, words in rows:
+                        k = len(st.words.intersection(words))
+                        if k:
+                            _push(st.nearby, (k / len(st.words), -seq_, cid_))
+        for st in late:
+            verdict[st.id] = _judge(st, found)
 
     need = []   # (entry, query text) for a second pass
     entries: list[StaleEntry] = []
@@ -671,7 +770,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                 df[w] = df.get(w, 0) + 1
         _similar(need, corpus, top_n, df, progress, cancel)
     report.labels = entries
-    report.fix_plan()   # settles which fixes are safe together (see fix_plan), so the report says so
+    report.settle()   # which fixes are safe together (see settle), so the report says so
     return report
 
 
@@ -747,13 +846,17 @@ def _judge(st: _Label, found: dict) -> tuple:
     if t is not None and st.pieces:
         run = _best_run(t, st.pieces)
         if run:
-            cands = [(c.id, _jaccard(len(t), len(normalize_text(c.text)), b - a)) for c, a, b in run]
+            cands = [(cid, _jaccard(len(t), n, b - a)) for (cid, n), a, b in run]
             return status_if("split"), cands, "review", "all", None
     if t is None:
         return status_if("missing"), [], "review", None, "question"
     if st.near:
         scored = sorted(((_dice(t, c), cid) for _, _, cid, c in st.near), key=lambda p: (-p[0], p[1]))
         return status_if("missing"), [(cid, sc) for sc, cid in scored], "review", None, None
+    if st.nearby:   # nothing shares a passage: the most similar chunks of the same document
+        scored = sorted(((round(min(sc, 0.999), 3), -negseq, cid) for sc, negseq, cid in st.nearby),
+                        key=lambda p: (-p[0], p[1]))
+        return status_if("missing"), [(cid, sc) for sc, _, cid in scored], "review", None, None
     return status_if("missing"), [], "review", None, "text"
 
 

@@ -134,7 +134,54 @@ def test_pydocs_example_against_the_windows_chunking(cli, tmp_path):
     assert "datastructures-66   merged     → datastructures-18 (0.24)  [review]" in r.stdout
     r = cli("stale", t, "--corpus", tmp_path / "pydocs-windows.chunks.jsonl", "--fix")
     assert "24 fixed and saved, 20 need review" in r.stdout
+    # the fixed labels speak of the new chunking, so the test set now names it (comment kept)
+    assert "corpus: now pydocs-windows.chunks.jsonl" in r.stdout
+    assert "\ncorpus: pydocs-windows.chunks.jsonl" in t.read_text(encoding="utf-8")
     r = cli("stale", t, "--corpus", tmp_path / "pydocs-windows.chunks.jsonl")
     assert r.stdout.splitlines()[-1].startswith("43 labels: 23 ok, 9 changed, 4 merged, 7 split; 0 fixable")
     assert r.returncode == 1
-    assert cli("stale", t).returncode == 1   # against its own (old) corpus, the fixed ids are gone
+    assert cli("stale", t).returncode == 1   # its corpus is now the windows one: 20 still need review
+
+
+def test_progress_off_a_terminal_is_a_few_plain_lines(tmp_path, monkeypatch, capsys):
+    from ragtriage.commands import stale_cmd
+
+    p = tmp_path / "c.jsonl"
+    p.write_bytes(b"x" * 1000)
+    assert stale_cmd._progress(p)[0] is None              # small corpus: silent
+    monkeypatch.setattr(stale_cmd, "BIG", 0)
+    cb, close = stale_cmd._progress(p)
+    for done in range(0, 1001, 50):
+        cb("scan", done, 1000)
+    close()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 10 and lines[0] == "stale: read 0 of 0 MB (10%)" and lines[-1].endswith("(100%)")
+
+
+def test_case_lines_in_one_scan_agree_with_the_document(tmp_path):
+    """The report finds every case's line in one pass; it must say what case_line says."""
+    from ragtriage.core.document import TestSetDocument
+
+    parts = ["# header\nversion: 1\ncases:\n"]
+    for i in range(260):
+        style = i % 4
+        if style == 0:
+            parts.append(f"  - id: c{i}\n    question: q{i}\n    expected: [x{i}]\n")
+        elif style == 1:
+            parts.append(f"  # about c{i}\n  - id: 'c{i}'   # quoted\n    question: q{i}\n    expected: [x{i}]\n")
+        elif style == 2:
+            parts.append(f"  - question: |\n      - id: c{i - 1} is not a case line\n    id: c{i}\n    expected: [x{i}]\n")
+        else:
+            parts.append(f"\n  -   id: \"c{i}\"\n      question: q{i}\n      expected: [x{i}]\n")
+    t = tmp_path / "t.yaml"
+    t.write_text("".join(parts), encoding="utf-8")
+    doc = TestSetDocument.load(t, use_cache=False)
+    ids = [c.id for c in doc.cases]
+    assert doc.case_lines() == {cid: doc.case_line(cid) for cid in ids}
+
+
+def test_unwritable_json_path_is_bad_input_before_any_work(cli, shop, tmp_path):
+    (tmp_path / "adir").mkdir()
+    r = cli("stale", shop, "--fix", "--json", tmp_path / "adir")
+    assert r.returncode == 2 and "--json" in r.stderr and "folder" in r.stderr
+    assert shop.read_bytes() == (STALE / "shop.yaml").read_bytes()

@@ -329,3 +329,75 @@ def test_batch_is_one_undo_step(copy):
     assert len(d.cases) == 53 and d.dirty
     assert d.undo() and d.text == original and not d.dirty
     assert d.redo() and len(d.cases) == 53
+
+
+def test_content_hash_follows_the_text_through_edits_undo_and_save(copy):
+    import hashlib
+
+    def expect(d):
+        return hashlib.blake2b(d.text.encode("utf-8"), digest_size=6).hexdigest()
+
+    for use_cache in (False, True, True):  # parsed, then written to and read from the reopen cache
+        d = TestSetDocument.load(copy(transform=lambda b: b.replace(b"\n", b"\r\n")) if use_cache else copy(),
+                                 use_cache=use_cache)
+        d.flush_cache()
+        h0 = d.content_hash
+        assert h0 == expect(d)
+        d.update_case("domingo", notes="x")
+        assert d.content_hash == expect(d) != h0
+        d.undo()
+        assert d.content_hash == h0
+        d.redo()
+        d.save()
+        assert d.content_hash == expect(d) != h0
+
+
+def test_case_lines_agree_with_case_line(copy):
+    d = TestSetDocument.load(copy())
+    d.add_case(id="x", question="q", unanswerable=True)
+    assert d.case_lines() == {c.id: d.case_line(c.id) for c in d.cases}
+
+
+def test_update_settings_keeps_comments_and_undoes(copy):
+    p = copy()
+    d = TestSetDocument.load(p)
+    original = d.text
+    d.update_settings(corpus="nuevo.chunks.jsonl", k=5)
+    assert "corpus: nuevo.chunks.jsonl   # chunks file, relative to this file\n" in d.text
+    assert "\nk: 5\n" in d.text
+    assert d.settings.k == 5 and d.corpus_path.name == "nuevo.chunks.jsonl"
+    d.save(record_labels=False)
+    again = TestSetDocument.load(p, use_cache=False)
+    assert again.settings.corpus == "nuevo.chunks.jsonl" and again.settings.k == 5
+    assert len(again.text.splitlines()) == len(original.splitlines())
+    d.undo()
+    assert d.text == original and d.settings.k == 3
+    with pytest.raises(TestSetError):
+        d.update_settings(k=0)
+    d2 = TestSetDocument.from_text("version: 1\ncases:\n  - id: a\n    question: q\n    unanswerable: true\n")
+    d2.update_settings(corpus="c.jsonl")
+    assert d2.text.startswith("version: 1\ncorpus: c.jsonl\ncases:\n")
+
+
+def test_edits_that_cancel_out_are_not_dirty(copy):
+    d = TestSetDocument.load(copy())
+    d.add_case(id="tmp", question="q", unanswerable=True)
+    assert d.dirty
+    d.remove_case("tmp")
+    assert not d.dirty
+
+def test_cases_from_the_reopen_cache_are_the_models_model_construct_makes(copy):
+    from ragtriage.core.schema import Case
+
+    p = copy()
+    parsed = TestSetDocument.load(p)
+    cached = TestSetDocument.load(p)  # small set: the cache was written by the first load
+    assert cached.cases == parsed.cases
+    for item in cached._cases.items:
+        c, ref = item.model, Case.model_construct(**item.data)
+        assert list(c.__dict__.items()) == list(ref.__dict__.items())
+        assert c.model_fields_set == ref.model_fields_set and repr(c) == repr(ref)
+        assert c.__pydantic_extra__ is None and c.__pydantic_private__ is None
+    make = docmod._trusted_maker(Case)
+    odd = {"id": "x", "question": "q", "bogus": 1}  # not what validation lets through: model_construct decides
+    assert make(odd).__dict__ == Case.model_construct(**odd).__dict__

@@ -68,3 +68,48 @@ def test_cancel_stops_handing_out_cases():
 
     n = asyncio.run(run_async(Flaky(0), cases, 1, on_done, concurrency=1, cancel=cancel))
     assert n == 3 and done == ["c0", "c1", "c2"]
+
+
+class _PlainProgress(Progress):
+    """The plain-lines logic read on every case (before it skipped cases with no line due)."""
+
+    def advance(self, n: int = 1) -> None:
+        import time
+
+        self.done += n
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        pct = 100 * self.done // self.total
+        if pct >= self._next_pct and self.done < self.total:
+            if now - max(self._t0, self._last) < self.min_interval:
+                return
+            el = now - self._t0
+            eta = el / self.done * (self.total - self.done)
+            print(f"{self.done}/{self.total} {self.label} ({pct}%), {el:.1f} s, ETA {eta:.0f} s",
+                  file=self.stream, flush=True)
+            self._printed = True
+            self._last = now
+            self._next_pct = (pct // 10 + 1) * 10
+
+
+def test_progress_lines_as_when_every_case_was_checked(monkeypatch):
+    import ragtriage.core.runner as runner
+
+    clock = [0.0]
+    monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
+    for total, step, tick, interval in [(7, 1, 0.5, 0.0), (13, 2, 0.3, 1.0), (1000, 7, 0.05, 2.0),
+                                        (999, 1, 0.004, 0.5), (50, 50, 5.0, 2.0)]:
+        outs = []
+        for cls in (Progress, _PlainProgress):
+            clock[0] = 100.0
+            out = io.StringIO()
+            with cls(total, stream=out, min_interval=interval) as p:
+                done = 0
+                while done < total:
+                    clock[0] += tick
+                    p.advance(min(step, total - done))
+                    done += step
+            outs.append(out.getvalue())
+        assert outs[0] == outs[1], (total, step)
+        assert outs[0].count("\n") >= (2 if total > 50 else 1)

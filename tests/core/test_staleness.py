@@ -330,3 +330,24 @@ def test_a_fix_never_overwrites_a_label_still_needed_under_its_old_meaning():
     new_expected, record = report.fix_plan()
     assert new_expected == {} and record == {}
     assert got["a"].fix == "review"
+
+
+def test_missing_without_a_shared_passage_proposes_chunks_of_its_document():
+    lab = {"text": RULE, "doc": "shop.md"}
+    rewritten = "Items can be sent back for a refund during a month if unused and with the receipt."
+    got, _ = judge({"r": lab}, [Chunk("n1", "Shipping costs three euros.", "shop.md"),
+                                Chunk("n2", rewritten, "shop.md"), Chunk("n3", rewritten, "other.md")])
+    e = got["r"]
+    assert e.status == "missing" and [c for c, _ in e.candidates] == ["n2"]   # not the other document's
+    assert all(0 < s < 1 for _, s in e.candidates)
+
+
+def test_same_document_candidates_from_a_file_read_again_only_where_the_document_is(tmp_path):
+    rewritten = "Items can be sent back for a refund during a month if unused and with the receipt."
+    rows = [{"id": f"f{i}", "text": f"filler text number {i} about shipping", "doc": "other.md"} for i in range(50)]
+    rows += [{"id": "n1", "text": "Shipping costs three euros to the office.", "doc": "shop.md"},
+             {"id": "n2", "text": rewritten, "doc": "shop.md"}, {"id": "n3", "text": rewritten, "doc": "other.md"}]
+    p = _write(tmp_path / "c.jsonl", rows)
+    report = staleness.check_labels([("q", "returns?", ("r",))], {"r": {"text": RULE, "doc": "shop.md"}}, p)
+    e = report.labels[0]
+    assert e.status == "missing" and [c for c, _ in e.candidates] == ["n2"]

@@ -126,7 +126,10 @@ def _is_number(v) -> bool:
 
 
 def _is_scores(v) -> bool:
-    return type(v) is list and set(map(type, v)) <= _NUM and all(map(math.isfinite, v))
+    return type(v) is list and set(map(type, v)) <= _NUM and all(map(_isfinite, v))
+
+
+_isfinite = math.isfinite
 
 
 _CHECKS = {
@@ -144,9 +147,11 @@ _CHECKS = {
 
 def coerce_result(obj) -> dict:
     """A §3 result from a dict, dataclass or object; raises ``ValueError('field: must be ...')``."""
-    if obj is None:
+    if type(obj) is dict:  # the usual case (a JSON object): skip the other shapes' checks
+        pass
+    elif obj is None:
         raise ValueError("the system returned nothing (expected a result object)")
-    if isinstance(obj, str):
+    elif isinstance(obj, str):
         obj = {"answer": obj}
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         obj = dataclasses.asdict(obj)
