@@ -33,7 +33,7 @@ SWEEP_MAX_K = 10
 SAVE_AT_ONCE = 5000  # cases: above this a relabel is saved after SAVE_DELAY seconds without another
 SAVE_DELAY = 1.5
 RESCORE_INLINE = 5000  # cases: above this a full recompute runs in a worker
-ANSWER_SWEEP_LIMIT = 2000  # cases: above this the chart shows retrieval only (answers need a re-run)
+ANSWER_SWEEP_LIMIT = 500  # cases: above this the chart shows retrieval only (answers need a local re-run)
 
 
 def fmt(v, digits: int = 3) -> str:
