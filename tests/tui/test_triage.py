@@ -457,6 +457,11 @@ async def test_every_action_is_in_the_footer_and_the_palette(shop):
                        "Reviewed", "Re-run case", "Run…", "Summary", "Next group"):
             assert action in names, action
         assert "Cancel run" not in names  # only while a run is going on
+        await pilot.press("question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        help_text = text(app.screen.query_one("#help-text"))
+        assert "Triage — keys" in help_text and "Accept chunk" in help_text and "Re-run case" in help_text
+        await pilot.press("escape")
         await pilot.press("s")
         assert not app.screen.query_one("#triage-summary").display
 
