@@ -1156,7 +1156,10 @@ class TestSetDocument:
         self._cases.items[idx] = new_item
         if "expected" in changed:
             self._expected_changed = True
-        self._reindex()
+        if new_id != case_id:
+            self._reindex()
+        else:  # same id, same place: only the cached tuple of models is out of date
+            self._cases_tuple = None
         return model
 
     def add_case(self, index: int | None = None, **fields) -> Case:

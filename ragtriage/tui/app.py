@@ -68,6 +68,8 @@ class RagtriageApp(App[int]):
         self.index_error: str | None = None
         self.reasons: dict[str, str] = {}
         self.stale_report = None  # list[StaleEntry] once checked
+        self._stale_wanted = False  # a stale check was asked for since the last one started
+        self._stale_running = False
         self.load_error = None  # InputError that stopped the app (edit_cmd prints it)
         self.preview: list | None = None  # the first cases of a big file, shown while it loads
         self.loaded = False
@@ -213,16 +215,34 @@ class RagtriageApp(App[int]):
         self.check_stale()
         self.build_index()
 
-    @work(thread=True, exclusive=True, group="stale", exit_on_error=False)
     def check_stale(self) -> None:
+        """Ask for a stale-label check. A burst of edits gives one check at a time, plus
+        one more after the last edit (thread workers cannot be stopped midway)."""
+        self._stale_wanted = True
+        if not self._stale_running:
+            self._stale_running = True
+            self._stale_worker()
+
+    @work(thread=True, group="stale", exit_on_error=False)
+    def _stale_worker(self) -> None:
         from .data import find_stale
 
-        if self.session is None or self.corpus is None:
-            return
-        session = self.session
-        generation = session.generation
-        report = find_stale(session.doc, self.corpus, self.corpus_path)
-        self.call_from_thread(self._stale_checked, report, session, generation)
+        try:
+            while self._stale_wanted:
+                self._stale_wanted = False
+                if self.session is None or self.corpus is None:
+                    return
+                session = self.session
+                generation = session.generation
+                report = find_stale(session.doc, self.corpus, self.corpus_path)
+                self.call_from_thread(self._stale_checked, report, session, generation)
+        finally:
+            self._stale_running = False
+            if self._stale_wanted:  # asked for between the last check and here
+                try:
+                    self.call_from_thread(self.check_stale)
+                except Exception:  # the app is closing
+                    pass
 
     def _stale_checked(self, report, session=None, generation=None) -> None:
         if session is not None and (session is not self.session or generation != session.generation):
