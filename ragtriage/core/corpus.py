@@ -49,7 +49,9 @@ class Chunk:
     __hash__ = None  # mutable-ish record
 
 
-def _iter_lines(path: Path, hasher) -> Iterator[tuple[int, bytes]]:
+def iter_lines(path: Path, on_block=None) -> Iterator[tuple[int, bytes]]:
+    """``(line number, raw bytes)`` of a JSONL file read in 4 MB blocks; ``on_block(block)``
+    sees every block (a content hash, a progress meter)."""
     lineno = 0
     rest = b""
     with open(path, "rb") as f:
@@ -57,7 +59,8 @@ def _iter_lines(path: Path, hasher) -> Iterator[tuple[int, bytes]]:
             block = f.read(1 << 22)
             if not block:
                 break
-            hasher.update(block)
+            if on_block is not None:
+                on_block(block)
             parts = (rest + block).split(b"\n")
             rest = parts.pop()
             for raw in parts:
@@ -89,7 +92,7 @@ def iter_chunks(path, problems: list[Problem] | None = None, hasher=None) -> Ite
             problems.append(Problem(name, None, "too many problems; stopped reading"))
             raise CorpusError(problems)
 
-    for lineno, raw in _iter_lines(path, hasher):
+    for lineno, raw in iter_lines(path, hasher.update):
         if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         if not raw.strip():

@@ -99,7 +99,7 @@ from pathlib import Path
 
 import orjson
 
-from .corpus import Chunk, iter_chunks
+from .corpus import Chunk, iter_chunks, iter_lines
 from .errors import CorpusError, Problem
 from .text import normalize_text
 
@@ -429,24 +429,6 @@ class _Meter:
         if self.progress is not None:
             self.progress(self.phase, self.done, self.total)
 
-def _lines(path: Path, meter: _Meter) -> Iterator[tuple[int, bytes]]:
-    lineno = 0
-    rest = b""
-    with open(path, "rb") as f:
-        while True:
-            block = f.read(1 << 22)
-            if not block:
-                break
-            meter.update(block)
-            parts = (rest + block).split(b"\n")
-            rest = parts.pop()
-            for raw in parts:
-                lineno += 1
-                yield lineno, raw
-    if rest:
-        yield lineno + 1, rest
-
-
 def _document_chunks(corpus, docs: set, ranges: dict, in_memory: dict):
     """Yield ``(doc, [(order, chunk id, words)])`` for a few documents: in memory from what the
     scan kept, from a file by re-reading only the byte range where the scan met the document."""
@@ -640,7 +622,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
             for _ in iter_chunks(path):   # raises the located CorpusError (missing file, folder)
                 pass
         meter = _Meter(path.stat().st_size, "scan", progress, cancel)
-        source = _lines(path, meter)
+        source = iter_lines(path, meter.update)
         in_memory = False
     else:
         source = ((ch.line, ch) for ch in corpus)
@@ -980,7 +962,7 @@ def _similar(need: list, corpus, top_n: int, df: Mapping[str, int], progress, ca
             if len(vocab) <= FEW_TERMS:
                 yield from _lines_with_terms(Path(corpus), vocab, meter, counter)
                 return
-            lines = _lines(Path(corpus), meter)
+            lines = iter_lines(Path(corpus), meter.update)
         else:
             lines = ((ch.line, orjson.dumps({"id": ch.id, "text": normalize_text(ch.text)})) for ch in corpus)
         table = _PUNCT
