@@ -8,12 +8,10 @@ from pathlib import Path
 import orjson
 
 from ..core.errors import InputError, Problem
-from .run_cmd import num, print_warnings, run_options, table
+from .run_cmd import num, run_options, table
 
 
 def main(args) -> int:
-    import sys
-
     from ..core.evaluate import load_testset, parse_ks, parse_thresholds, plan, sweep
 
     doc = load_testset(args.testset)

@@ -18,6 +18,10 @@ is then a comparison of that small matrix against k, with no new lookups.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # numpy is imported where the vectorised paths run
+    import numpy as np
 
 MISSING = 2**31 - 1  # int32 max: position of an expected chunk that is not in the ranking
 # numpy is imported by the vectorised functions only: a per-case run does not need it.

@@ -431,7 +431,7 @@ def retrieval_sweep(records: list[dict], ks: Iterable[int]) -> list[tuple[int, f
             completes[worst] += 1
     if not n:
         return [(k, None) for k in ks]
-    out, running = [], 0
+    running = 0
     cum = []
     for p in range(top + 1):
         running += completes[p]

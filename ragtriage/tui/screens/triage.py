@@ -26,7 +26,7 @@ from ...core.diagnosis import PASSING
 from ...core.errors import InputError
 from ..triage_state import (Sidecar, TriageState, default_run_path, load_triage, ranking_depth,
                             relabel_record, retrieval_sweep, stream_run, take_prefetched)
-from ..triage_view import describe, first_rank
+from ..triage_view import describe
 from ..widgets.triage_table import TriageTable
 
 SWEEP_MAX_K = 10
