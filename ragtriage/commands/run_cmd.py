@@ -143,6 +143,21 @@ def leave_allocated(*objects) -> None:
     gc.freeze()
 
 
+def resume_command(args, out, meta: dict) -> str:
+    """The command that continues an interrupted run, as typed: the same system and k
+    (resume refuses another k) and retriever, every argument shell-quoted."""
+    import shlex
+
+    argv = ["ragtriage", "run", str(args.testset), "--out", str(out), "--resume"]
+    if args.system != "builtin":
+        argv += ["--system", meta.get("system") or args.system]
+    if args.k is not None:
+        argv += ["--k", str(meta.get("k") or args.k)]
+    if getattr(args, "retriever", None):
+        argv += ["--retriever", args.retriever]
+    return shlex.join(argv)
+
+
 def main(args) -> int:
     import gc
 
@@ -176,8 +191,7 @@ def main(args) -> int:
     print_warnings(run.warnings)
     if run.interrupted:
         print(f"interrupted: {len(run.cases)} of {len(doc.cases)} cases kept in {out} (no summary yet); "
-              f"continue with: ragtriage run {args.testset} --out {out} --resume"
-              + ("" if args.system == "builtin" else f" --system {run.meta['system']}"), file=sys.stderr)
+              f"continue with: {resume_command(args, out, run.meta)}", file=sys.stderr)
         return 130
     print(summary_text(run.summary, run.meta))
     if not args.quiet:

@@ -1,0 +1,41 @@
+"""Review: `ragtriage run` interrupted at a --k other than the test set's prints a
+resume command that works as typed (it must repeat --k: resume refuses another k)."""
+import json
+import shlex
+import threading
+
+import ragtriage.core.evaluate as ev
+from ragtriage.cli import main as cli_main
+from tests.evalkit import write_testset
+
+
+def test_interrupted_run_hint_resumes_with_the_same_k(tmp_path, monkeypatch, capsys):
+    ts = write_testset(tmp_path / "ts")          # the test set's k is 2
+    out = tmp_path / "r.jsonl"
+    real = ev.evaluate
+
+    def stop_after_first(*a, **kw):
+        cancel = threading.Event()
+        inner = kw.get("on_record")
+
+        def on_record(rec):
+            cancel.set()
+            if inner:
+                inner(rec)
+        kw.update(cancel=cancel, on_record=on_record)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(ev, "evaluate", stop_after_first)
+    code = cli_main(["run", str(ts), "--k", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 130, err
+    hint = err.split("continue with: ", 1)[1].strip()
+    argv = shlex.split(hint)
+    assert argv[:2] == ["ragtriage", "run"] and "--resume" in argv
+    monkeypatch.setattr(ev, "evaluate", real)
+    code = cli_main(argv[1:])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert lines[0]["k"] == 1 and lines[-1]["type"] == "summary" and lines[-1]["k"] == 1
+    assert len([x for x in lines if x["type"] == "case"]) == 5
