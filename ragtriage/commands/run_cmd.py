@@ -93,6 +93,8 @@ def explain(c: dict, k: int | None = None) -> str:
         missing = [e for e in exp if e not in (c.get("ranking") or [])[: k or 10**9]]
         where = f" (first at rank {c['rank']})" if c.get("rank") else ""
         return f"{', '.join(missing) or ', '.join(exp)} not in the top {k}{where}" if k else "expected chunk not found"
+    if reason == "unlabelled":
+        return "no expected chunk yet"
     if reason == "wrong-answer":
         return "answer lacks what the case requires"
     if reason == "unnecessary-abstention":

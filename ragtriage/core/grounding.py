@@ -48,7 +48,11 @@ def _fold(text: str) -> str:
 
 @lru_cache(maxsize=256)
 def _folded(phrases: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(_fold(p).strip() for p in phrases)
+    # trimmed of leading punctuation as the answer is (`¿Perdón?`, `«sin datos»`), else such a
+    # phrase could never match; a phrase that is only punctuation is kept as written, and an
+    # empty one is dropped (it would make every answer an abstention)
+    out = (_fold(p.lstrip(_LEAD)).strip() or _fold(p).strip() for p in phrases)
+    return tuple(p for p in out if p)
 
 
 def is_abstention(answer: str | None, phrases: Sequence[str]) -> bool:

@@ -101,8 +101,8 @@ def _score(case, result: dict, k: int, chunk_text_lookup, settings, out: dict, v
         error=bool(error), unanswerable=case.unanswerable, unlabelled=case.unlabelled,
         hit=hit, abstained=abstained, correct=correct, supported=supported,
     )
-    if reason == "unlabelled" and not why:
-        why = "no expected chunk yet"
+    # no text for an unlabelled case here: `why` is empty exactly when supported (formats.md §4);
+    # the reason itself says the case has no expected chunk
     out["abstained"] = abstained
     out["supported"] = supported
     out["why"] = why

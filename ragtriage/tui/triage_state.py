@@ -206,10 +206,8 @@ def relabel_record(record: dict, case, k: int, settings) -> dict:
         new.pop("external_supported", None)
         if not new.get("error"):
             why = record.get("why") or ""
-            if why == UNLABELLED_WHY:
+            if why == UNLABELLED_WHY:  # written by older runs; `why` is now empty when supported
                 why = ""
-            if new["reason"] == "unlabelled" and not why:
-                why = UNLABELLED_WHY
             new["why"] = why
     return new
 

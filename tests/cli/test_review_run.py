@@ -39,3 +39,19 @@ def test_interrupted_run_hint_resumes_with_the_same_k(tmp_path, monkeypatch, cap
     lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert lines[0]["k"] == 1 and lines[-1]["type"] == "summary" and lines[-1]["k"] == 1
     assert len([x for x in lines if x["type"] == "case"]) == 5
+
+
+def test_unlabelled_case_row_still_says_why(tmp_path, capsys):
+    """The record's `why` is empty for a supported unlabelled case (formats.md §4);
+    the table still tells a person what is missing."""
+    from tests.evalkit import YAML
+
+    yaml = YAML.replace("    expected: [garantía-1]\n", "")
+    ts = write_testset(tmp_path / "ts", yaml)
+    out = tmp_path / "r.jsonl"
+    assert cli_main(["run", str(ts), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    row = next(line for line in text.splitlines() if line.startswith("garantía "))
+    assert "unlabelled" in row and "no expected chunk yet" in row
+    rec = next(json.loads(x) for x in out.read_text(encoding="utf-8").splitlines() if '"garantía"' in x)
+    assert rec["reason"] == "unlabelled" and (rec["why"] == "") == rec["supported"]
