@@ -67,3 +67,32 @@ def test_decline_phrase_written_with_leading_punctuation_still_matches(phrase, a
     the same way must be trimmed alike, or it can never match."""
     assert is_abstention(answer, decline_phrases("es", [phrase]))
     assert not is_abstention("Cuesta 3 €.", decline_phrases("es", [phrase]))
+
+
+def test_formats_section_5_example_shop_at_k3():
+    """formats.md §5: the shop at k = 3, ranks 1, 3, 4, 2, 2, 1, 1 for the seven answerable
+    questions, one of them answered with a number not in its source, one unanswerable
+    question declined -> exactly the summary printed there (rounded to 3 places)."""
+    es = Settings(language="es")
+    texts = {f"c{i}": f"El dato {i} vale {i + 10} euros." for i in range(7)}
+    texts.update({f"x{j}": "Texto sin relación." for j in range(3)})
+    cases, recs = [], []
+    for i, rank in enumerate((1, 3, 4, 2, 2, 1, 1)):
+        ranking = ["x0", "x1", "x2"][: rank - 1] + [f"c{i}"]
+        case = Case(id=f"q{i}", question="?", expected=[f"c{i}"], must_contain=[f"{i + 10}"])
+        if rank <= 3:
+            answer = f"Vale {i + 10} euros. [c{i}]"
+        else:  # not found: answered from another chunk, with a number that is not in it
+            answer = "Vale 99 euros. [x0]"
+        cases.append(case)
+        recs.append(make_record(case, {"ranking": ranking, "answer": answer, "tokens": 122}, 3, texts.get, es))
+    recs.append(make_record(Case(id="domingo", question="?", unanswerable=True),
+                            {"ranking": ["x0"], "answer": "No lo sé.", "tokens": 122}, 3, texts.get, es))
+    s = summarize(recs, 3)
+    rounded = {key: (round(v, 3) if isinstance(v, float) else v) for key, v in s.items()}
+    assert rounded == {"k": 3, "n": 8, "answerable": 7, "answered": 7, "unlabelled": 0, "errors": 0,
+                       "hit": 0.857, "recall": 0.857, "precision": 0.286, "mrr": 0.619,
+                       "supported": 0.875, "faithfulness": 0.857, "accuracy": 0.875,
+                       "coverage": 0.875, "unknown_abstention": 1.0, "tokens": 976,
+                       "reasons": {"appropriate-abstention": 1, "retrieval-miss": 1, "supported-correct": 6}}
+    assert recs[2]["why"] == "number 99 missing from source" and recs[2]["reason"] == "retrieval-miss"
