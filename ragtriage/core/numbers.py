@@ -139,6 +139,16 @@ _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 _BEFORE = re.compile(r"([€$£])\s?$")
 
 
+_MINUS = "-\u2212"  # hyphen-minus, minus sign
+_BEFORE_SIGN = frozenset(" \t\n\r\u00a0([{:=")  # what may stand before a minus that is a sign
+
+
+def negative_sign(lower: str, start: int) -> bool:
+    """A minus written right before the digits at ``start``, itself at the start of the text or
+    after a space or an opening bracket: ``-5``, ``(-5)``; not ``3-5`` or ``a-1``."""
+    return bool(start) and lower[start - 1] in _MINUS and (start == 1 or lower[start - 2] in _BEFORE_SIGN)
+
+
 class Number(NamedTuple):
     value: Decimal
     unit: str | None  # canonical unit, or None when the text gives none
@@ -321,6 +331,10 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
                     unit = _CURRENCY[c]
                 elif start > 1 and c.isspace() and lower[start - 2] in _CURRENCY:
                     unit = _CURRENCY[lower[start - 2]]
+            if negative_sign(lower, start):
+                value = -value  # "-5 °C" is not "5 °C"; "3-5" (a range) and "a-1" (an id) are not signs
+                tok = text[start - 1] + tok
+                start -= 1
             out.append(new(Number, (value, unit, tok, start)))
         else:
             a, b = m.span()

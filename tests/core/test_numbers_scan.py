@@ -33,7 +33,10 @@ def reference_find_numbers(text, language=None):
                     continue
                 value = value.normalize()
             unit = N._unit_after(lower, m.end()) or N._unit_before(lower, m.start())
-            out.append(N.Number(value, unit, tok, m.start()))
+            start = m.start()
+            if N.negative_sign(lower, start):
+                value, tok, start = -value, text[start - 1] + tok, start - 1
+            out.append(N.Number(value, unit, tok, start))
         else:
             a, b = m.span()
             out.append(N.Number(values[m.group(2)], N._unit_after(lower, b), text[a:b], a))

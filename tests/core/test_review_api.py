@@ -93,3 +93,13 @@ def test_separators_each_language(lang, thousand, not_thousand):
 def test_units_each_language(lang, src, answer, ok):
     assert g(answer, src, lang).startswith("number 5 missing from source")
     assert g(ok, src, lang) == ""
+
+
+def test_a_negative_number_is_not_its_positive():
+    """Numbers are read as numbers: -5 and 5 differ; a range or an id is not a sign."""
+    assert g("Baja a -5 grados. [c]", "La temperatura baja a -5 grados.", "es") == ""
+    assert g("Baja a −5 grados. [c]", "La temperatura baja a -5 grados.", "es") == ""  # U+2212
+    assert g("Baja a 5 grados. [c]", "La temperatura baja a -5 grados.", "es") == "number 5 missing from source"
+    assert g("Baja a -5 grados. [c]", "La temperatura sube a 5 grados.", "es") == "number -5 missing from source"
+    assert g("Tarda 5 días. [c]", "Tarda entre 3-5 días.", "es") == ""
+    assert g("Ver el paso 1. [c]", "Ver garantía-1 y el paso 1.", "es") == ""
