@@ -184,6 +184,9 @@ def main(args) -> int:
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
         if jp.is_dir():
             raise InputError(Problem(str(jp), None, "is a folder; give a file name", field="--json"))
+        from ..core.gate import check_writable
+
+        check_writable(jp, "--json")  # not writable: say so now, not after the whole run
     progress = True  # a bar on a terminal, a few plain lines otherwise
     held: list = []
     run = evaluate(doc, args.system, args.k, out=out, resume=args.resume, progress=progress, retain=held,
@@ -201,6 +204,9 @@ def main(args) -> int:
         print(cases_text(run.cases, run.summary["k"]))
     print(f"\nrun file: {out}")
     if args.json:
-        Path(args.json).write_bytes(orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        from ..core.gate import write_report
+
+        write_report(args.json, orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+                     .decode())  # atomic: never a half-written summary
         print(f"summary: {args.json}")
     return 0

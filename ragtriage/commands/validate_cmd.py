@@ -13,6 +13,10 @@ from ..core.errors import Problem
 
 
 def main(args) -> int:
+    if args.json:
+        from ..core.gate import check_writable
+
+        check_writable(args.json, "--json")  # a located error (exit 2), not a traceback after the work
     doc = TestSetDocument.load(args.testset)
     name = str(doc.path)
     errors: list[Problem] = []
@@ -59,9 +63,11 @@ def main(args) -> int:
     unans = sum(c.unanswerable for c in doc.cases)
     print(f"{name}: {n} cases ({unans} unanswerable), {len(errors)} errors, {len(warnings)} warnings")
     if args.json:
-        Path(args.json).write_bytes(orjson.dumps(
+        from ..core.gate import write_report
+
+        write_report(args.json, orjson.dumps(
             {"testset": name, "cases": n, "problems": [p.to_dict() for p in errors + warnings]},
-            option=orjson.OPT_INDENT_2))
+            option=orjson.OPT_INDENT_2).decode())
     if errors:
         return Exit.BAD_INPUT
     return Exit.FAILED if warnings else Exit.OK

@@ -55,3 +55,17 @@ def test_unlabelled_case_row_still_says_why(tmp_path, capsys):
     assert "unlabelled" in row and "no expected chunk yet" in row
     rec = next(json.loads(x) for x in out.read_text(encoding="utf-8").splitlines() if '"garantía"' in x)
     assert rec["reason"] == "unlabelled" and (rec["why"] == "") == rec["supported"]
+
+
+def test_json_report_that_cannot_be_written_is_bad_input_not_a_traceback(cli, tmp_path):
+    """A --json PATH under a plain file: exit 2 with the path named, before any work."""
+    ts = write_testset(tmp_path / "ts")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    target = blocker / "summary.json"
+    for argv in (["validate", ts, "--json", target],
+                 ["run", ts, "--out", tmp_path / "r.jsonl", "--json", target]):
+        r = cli(*argv)
+        assert r.returncode == 2, (argv, r.stderr)
+        assert "Traceback" not in r.stderr and str(target) in r.stderr and "--json" in r.stderr
+    assert not (tmp_path / "r.jsonl").exists()  # refused before running
