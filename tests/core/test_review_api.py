@@ -1,6 +1,5 @@
 """Review: the Python API of formats.md §6, used exactly as the example there, and the
 grounding rules of evaluation.md in every language it names (es, de, en, nl)."""
-import os
 
 import pytest
 
