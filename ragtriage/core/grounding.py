@@ -114,6 +114,17 @@ def _source_numbers(text: str, language: str | None) -> dict:
     return by_value
 
 
+def _same_id(cid: str, prompt_ids: Sequence[str]) -> str | None:
+    """The prompt id equal to ``cid`` under Unicode NFC, if any (ASCII ids never differ)."""
+    if cid.isascii():
+        return None
+    want = unicodedata.normalize("NFC", cid)
+    for p in prompt_ids:
+        if not p.isascii() and unicodedata.normalize("NFC", p) == want:
+            return p
+    return None
+
+
 def _fmt(n) -> str:
     return n.text
 
@@ -144,9 +155,14 @@ def check_grounding(
                 cited.append(cid)
     if not cited:
         return "no source"
-    for cid in cited:
+    for i, cid in enumerate(cited):
         if cid not in prompt_ids:
-            return f"source outside prompt: {cid}"
+            # the same id in another Unicode form (a generator writes "í" composed where the
+            # chunks file has it decomposed) is the same chunk: cite it as the prompt wrote it
+            same = _same_id(cid, prompt_ids)
+            if same is None:
+                return f"source outside prompt: {cid}"
+            cited[i] = same
     pieces.append(answer[last:])
     body = " ".join(pieces)
     wanted = find_numbers(body, language)

@@ -102,3 +102,18 @@ def test_a_negative_number_is_not_its_positive():
     assert g("Baja a -5 grados. [c]", "La temperatura sube a 5 grados.", "es") == "number -5 missing from source"
     assert g("Tarda 5 días. [c]", "Tarda entre 3-5 días.", "es") == ""
     assert g("Ver el paso 1. [c]", "Ver garantía-1 y el paso 1.", "es") == ""
+
+
+def test_a_citation_in_another_unicode_form_is_the_same_chunk():
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "garantía-1")
+    nfc = unicodedata.normalize("NFC", "garantía-1")
+    texts = {nfd: "La garantía dura dos años."}
+    for prompt, cited in ((nfd, nfc), (nfc, nfd)):
+        t = {prompt: texts[nfd]}
+        assert check_grounding(f"Dura dos años. [{cited}]", [prompt], t.get, language="es") == ""
+        assert check_grounding(f"Dura 3 años. [{cited}]", [prompt], t.get, language="es") == \
+            "number 3 missing from source"
+    assert check_grounding("Dura dos años. [garantía-2]", [nfd], texts.get, language="es") == \
+        "source outside prompt: garantía-2"
