@@ -1,0 +1,120 @@
+"""Pilot tests for what a new user ran into (QA pass): each one failed before its fix."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from ragtriage.core.evaluate import evaluate
+from ragtriage.tui import make_app
+from ragtriage.tui.screens.cases import CasesScreen
+from ragtriage.tui.screens.picker import PickerScreen
+
+from .conftest import settle
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZE = (120, 36)
+
+
+@pytest.fixture
+def shop_run(tmp_path):
+    """(test set, run file): testsets/shop-es.yaml + chunks copied, run with builtin."""
+    for name in ("shop-es.yaml", "shop-es.chunks.jsonl"):
+        shutil.copy(ROOT / "testsets" / name, tmp_path / name)
+    ts = tmp_path / "shop-es.yaml"
+    evaluate(ts, "builtin", out=tmp_path / "run.jsonl")
+    return ts, tmp_path / "run.jsonl"
+
+
+async def test_picker_with_no_results_takes_typing_in_the_search_box(shop):
+    """The question of an unanswerable case finds nothing: typing must search, not fire
+    the list's keys (``a`` silently switched expect any/all while the user typed a word)."""
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.table.focus()
+        await pilot.press("G", "p")  # domingo: "¿Abrís los domingos?" matches no chunk
+        await settle(app, pilot)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert picker.results == []
+        assert isinstance(app.focused, Input) and app.focused.id == "query"
+        await pilot.press("ctrl+u", *"garantía")
+        await settle(app, pilot)
+        assert picker.query_one("#query", Input).value == "garantía"
+        assert app.session.doc.case("domingo").expect == "any"  # no stray `a` toggled it
+        assert picker.results and picker.results[0][0].startswith("garantía")
+
+
+async def test_picker_with_results_still_starts_on_the_list(shop):
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.table.focus()
+        await pilot.press("p")  # precio-entrega: its question finds entrega-1
+        await settle(app, pilot)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen) and picker.results
+        assert app.focused is picker.query_one("#results")
+
+
+async def test_cases_screen_shows_the_reason_recomputed_in_triage(shop_run):
+    """A relabel in triage changes the case's reason; back on Cases the reason column
+    must say the same as triage (it kept the run file's old reason)."""
+    ts, run = shop_run
+    app = make_app(ts, run, recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        cases = app.screen
+        assert isinstance(cases, CasesScreen)
+        row = {r.id: r for r in cases.rows.rows}["plazo-entrega"]
+        assert row.reason == "retrieval-miss"
+        cases.table.focus()
+        await pilot.press("t")
+        await settle(app, pilot)
+        triage = app.screen
+        triage.table.action_first()
+        await settle(app, pilot)
+        assert triage.table.current_id == "plazo-entrega"
+        await pilot.press("a", "2")  # accept devolver-3 (rank 2): found now, answer still wrong
+        await settle(app, pilot)
+        assert triage.state.record("plazo-entrega")["reason"] == "wrong-answer"
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is cases
+        row = {r.id: r for r in cases.rows.rows}["plazo-entrega"]
+        assert row.reason == "wrong-answer"
+
+
+async def test_cases_screen_shows_the_reason_of_a_relabel_from_an_earlier_triage(shop_run):
+    """Relabel in ``ragtriage triage``, quit; ``edit --run`` then ``t`` recomputes the case from
+    the stored ranking: back on Cases, the reason column must show that, not the run file's."""
+    ts, run = shop_run
+    app = make_app(ts, run, mode="triage", recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        triage = app.screen
+        triage.table.action_first()
+        await settle(app, pilot)
+        assert triage.table.current_id == "plazo-entrega"
+        await pilot.press("a", "2")
+        await settle(app, pilot)
+        assert triage.state.record("plazo-entrega")["reason"] == "wrong-answer"
+        await pilot.press("q")
+        await settle(app, pilot)
+
+    app = make_app(ts, run, recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        cases = app.screen
+        cases.table.focus()
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert app.screen.state.record("plazo-entrega")["reason"] == "wrong-answer"
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is cases
+        row = {r.id: r for r in cases.rows.rows}["plazo-entrega"]
+        assert row.reason == "wrong-answer"
