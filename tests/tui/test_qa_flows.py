@@ -118,3 +118,34 @@ async def test_cases_screen_shows_the_reason_of_a_relabel_from_an_earlier_triage
         assert app.screen is cases
         row = {r.id: r for r in cases.rows.rows}["plazo-entrega"]
         assert row.reason == "wrong-answer"
+
+
+
+@pytest.fixture
+def shop_de(tmp_path):
+    for name in ("shop-de.yaml", "shop-de.chunks.jsonl"):
+        shutil.copy(ROOT / "testsets" / name, tmp_path / name)
+    return tmp_path / "shop-de.yaml"
+
+
+async def test_picker_with_no_hit_but_an_expected_chunk_listed_takes_typing_in_the_search_box(shop_de):
+    """lieferzeit's question finds nothing lexically; the list still shows its expected
+    chunk (lieferung-2) below the empty results. Typing must still go to the search."""
+    app = make_app(shop_de, recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        cases = app.screen
+        cases.table.focus()
+        assert cases.table.move_to("lieferzeit")
+        await pilot.press("p")
+        await settle(app, pilot)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        assert picker.results == []
+        assert picker.shown == [("lieferung-2", True)]
+        assert isinstance(app.focused, Input) and app.focused.id == "query"
+        await pilot.press("ctrl+u", *"Lager am selben Tag")
+        await settle(app, pilot)
+        assert app.session.doc.case("lieferzeit").expect == "any"  # no stray `a`
+        assert app.session.doc.case("lieferzeit").expected == ("lieferung-2",)  # no stray space
+        assert picker.results and picker.results[0][0] == "lieferung-2"
