@@ -149,3 +149,65 @@ async def test_picker_with_no_hit_but_an_expected_chunk_listed_takes_typing_in_t
         assert app.session.doc.case("lieferzeit").expect == "any"  # no stray `a`
         assert app.session.doc.case("lieferzeit").expected == ("lieferung-2",)  # no stray space
         assert picker.results and picker.results[0][0] == "lieferung-2"
+
+
+async def test_undo_of_a_delete_puts_the_cursor_back_on_the_restored_case(shop):
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        cases = app.screen
+        cases.table.focus()
+        assert cases.table.move_to("reembolso")
+        await pilot.press("x", "y")
+        await settle(app, pilot)
+        assert "reembolso" not in [c.id for c in app.session.doc.cases]
+        assert cases.table.current_id != "reembolso"
+        await pilot.press("ctrl+z")
+        await settle(app, pilot)
+        assert [c.id for c in app.session.doc.cases][3] == "reembolso"
+        assert cases.table.current_id == "reembolso"
+        await pilot.press("G", "ctrl+y")  # redo the delete: nothing to show, the cursor stays put
+        await settle(app, pilot)
+        assert "reembolso" not in [c.id for c in app.session.doc.cases]
+        assert cases.table.current_id == "domingo"
+
+
+async def test_undo_of_an_edit_elsewhere_shows_the_case_it_changed(shop):
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        cases = app.screen
+        cases.table.focus()
+        await pilot.press("G", "u")  # domingo: unanswerable -> answerable again (a draft)
+        await settle(app, pilot)
+        assert not app.session.doc.case("domingo").unanswerable
+        await pilot.press("g")
+        assert cases.table.current_id == "precio-entrega"
+        await pilot.press("ctrl+z")
+        await settle(app, pilot)
+        assert app.session.doc.case("domingo").unanswerable
+        assert cases.table.current_id == "domingo"
+
+
+async def test_triage_dead_end_with_nothing_retrieved_says_where_to_pick_a_chunk(shop_de):
+    """lieferzeit (German demo) retrieves nothing: `a` and `r` have nothing to offer and
+    said only that; a new user did not know the picker is one `e` + ctrl+o away."""
+    run = shop_de.parent / "run.jsonl"
+    evaluate(shop_de, "builtin", out=run)
+    app = make_app(shop_de, run, mode="triage", recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        triage = app.screen
+        triage.table.action_first()
+        await settle(app, pilot)
+        assert triage.table.current_id == "lieferzeit"
+        assert not triage.state.record("lieferzeit").get("ranking")
+        await pilot.press("a", "r")
+        await settle(app, pilot)
+        messages = [n.message for n in app._notifications]
+        assert any(m.startswith("nothing was retrieved") and "ctrl+o" in m for m in messages)
+        assert any(m.startswith("no other retrieved chunk") and "ctrl+o" in m for m in messages)
+        assert type(app.screen).__name__ == "TriageScreen"
+        await pilot.press("e", "ctrl+o")  # the hint holds: editor, then picker on this case
+        await settle(app, pilot)
+        assert isinstance(app.screen, PickerScreen) and app.screen.case_id == "lieferzeit"
