@@ -36,6 +36,10 @@ RESCORE_INLINE = 5000  # cases: above this a full recompute runs in a worker
 ANSWER_SWEEP_LIMIT = 500  # cases: above this the chart shows retrieval only (answers need a local re-run)
 
 
+# a dead end with nothing to choose from says where the whole corpus can be searched
+PICK_HINT = " · e opens the editor, where ctrl+o searches the whole corpus"
+
+
 def fmt(v, digits: int = 3) -> str:
     return "—" if v is None else f"{v:.{digits}f}"
 
@@ -557,7 +561,8 @@ to its new group and saves the test set (labels recorded).
         cid, rec, case = cur
         choices = self._choices(rec, set(case.expected))
         if not choices:
-            self.notify("every retrieved chunk is already expected" if rec.get("ranking") else "nothing was retrieved")
+            self.notify(("every retrieved chunk is already expected" if rec.get("ranking") else "nothing was retrieved")
+                        + PICK_HINT)
             return
         from .triage_dialogs import ChunkChoice
 
@@ -578,7 +583,7 @@ to its new group and saves the test set (labels recorded).
         cid, rec, case = cur
         choices = self._choices(rec, set(case.expected))
         if not choices:
-            self.notify("no other retrieved chunk to use instead")
+            self.notify("no other retrieved chunk to use instead" + PICK_HINT)
             return
         from .triage_dialogs import ChunkChoice
 
