@@ -211,3 +211,33 @@ async def test_triage_dead_end_with_nothing_retrieved_says_where_to_pick_a_chunk
         await pilot.press("e", "ctrl+o")  # the hint holds: editor, then picker on this case
         await settle(app, pilot)
         assert isinstance(app.screen, PickerScreen) and app.screen.case_id == "lieferzeit"
+
+
+async def test_editor_warns_at_the_field_about_an_expected_chunk_not_in_the_corpus(shop):
+    """A typo in `expected` was taken silently; the case only showed ⚠ stale afterwards.
+    `validate` warns about it, so the field does too (a warning: the value is still applied)."""
+    from ragtriage.tui.screens.editor import EditorScreen
+
+    from .conftest import text_of
+
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.table.focus()
+        await pilot.press("enter")  # precio-entrega
+        await settle(app, pilot)
+        editor = app.screen
+        assert isinstance(editor, EditorScreen)
+        editor.query_one("#f-expected", Input).focus()
+        await pilot.press("end", *", entrega-9")
+        await pilot.pause()
+        box = editor.query_one("#e-expected")
+        assert box.display and "entrega-9" in text_of(box) and "corpus" in text_of(box)
+        assert "entrega-1" not in text_of(box)
+        await pilot.press("tab")
+        await settle(app, pilot)
+        assert app.session.doc.case("precio-entrega").expected == ("entrega-1", "entrega-9")
+        editor.query_one("#f-expected", Input).focus()
+        await pilot.press(*["backspace"] * len(", entrega-9"))
+        await pilot.pause()
+        assert not editor.query_one("#e-expected").display
