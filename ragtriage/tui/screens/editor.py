@@ -172,6 +172,7 @@ field is never written. escape goes back to the cases.
             msg = errors.get(name, "")
             text = f"✗ {msg}" if msg else (f"⚠ {warnings[name]}" if name in warnings else "")
             box.update(text)
+            box.set_class(not msg and name in warnings, "-warning")  # not red: it does not block a save
             box.display = bool(text)
         return errors
 
