@@ -140,6 +140,7 @@ to its new group and saves the test set (labels recorded).
         self._sweep: list[dict] | None = None
         self._summary: dict | None = None
         self.load_error = None
+        self._before_run = None  # (state, k, meta, run path, sidecar, summary, out existed) during a run
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -731,6 +732,9 @@ to its new group and saves the test set (labels recorded).
         self._run_started = time.monotonic()
         self._run_out = req.out
         self._run_generation = self.app.session.generation
+        # what was on screen, brought back if the run fails before its first case
+        self._before_run = (self.state, self.k, self.meta, self.run_path, self.sidecar, self._summary,
+                            req.out.exists())
         old_side = self.sidecar
         self.state = TriageState([], req.k)
         self.k = req.k
@@ -802,6 +806,10 @@ to its new group and saves the test set (labels recorded).
         self.refresh_bindings()
         if state is not self.state:
             return
+        before, self._before_run = self._before_run, None
+        if error and not len(state) and before is not None and before[0] is not None:
+            self._restore_before_run(before, req, error)
+            return
         self.app.run_path = req.out
         self.meta = dict(self.meta, testset_hash=self.app.doc.content_hash if self.app.doc else None)
         self._summary = summary
@@ -818,6 +826,23 @@ to its new group and saves the test set (labels recorded).
             fails = state.failures()
             self.notify(f"run finished: {n} cases · ✗ {fails} fail · ✓ {n - fails} pass · {req.out}")
         self._publish_reasons()
+        self._update_status()
+        self._show_detail()
+        self.refresh_summary()
+
+    def _restore_before_run(self, before, req, error: str) -> None:
+        """A run that failed before any case (a bad system spec, a server that is down) left
+        an empty table and a run file with no case: show the earlier run again instead."""
+        self.state, self.k, self.meta, self.run_path, self.sidecar, self._summary, existed = before
+        if not existed:
+            try:
+                req.out.unlink()
+            except OSError:
+                pass
+        self.table.set_state(self.state)
+        self.table.action_first()
+        self.notify(f"run failed before any case: {error} · still showing {self.run_path.name}",
+                    severity="error", timeout=10)
         self._update_status()
         self._show_detail()
         self.refresh_summary()
