@@ -157,6 +157,11 @@ class RagtriageApp(App[int]):
         self.reasons = reasons
         self.loaded = True
         self.refresh_screens()
+        if reasons and not any(cid in doc for cid in reasons):
+            # `edit A.yaml --run B-run.jsonl`: an empty reason column and a triage of cases
+            # that do not exist here, with not a word about why
+            self.notify(f"the run {self.run_path.name} has no case of {doc.path.name}: "
+                        "was it made on another test set?", severity="warning", timeout=10)
         recovery = find_recovery(doc.path) if self.recovery_enabled else None
         if recovery is not None and len(recovery):
             self._offer_recovery(recovery)

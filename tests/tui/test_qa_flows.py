@@ -233,6 +233,7 @@ async def test_editor_warns_at_the_field_about_an_expected_chunk_not_in_the_corp
         await pilot.pause()
         box = editor.query_one("#e-expected")
         assert box.display and "entrega-9" in text_of(box) and "corpus" in text_of(box)
+        assert box.has_class("-warning")  # not the red of an error that blocks saving
         assert "entrega-1" not in text_of(box)
         await pilot.press("tab")
         await settle(app, pilot)
@@ -241,3 +242,46 @@ async def test_editor_warns_at_the_field_about_an_expected_chunk_not_in_the_corp
         await pilot.press(*["backspace"] * len(", entrega-9"))
         await pilot.pause()
         assert not editor.query_one("#e-expected").display
+
+
+async def test_a_run_that_fails_before_any_case_keeps_the_earlier_run_on_screen(shop_run):
+    """ctrl+r with a system that cannot start (a typo in the spec) emptied the triage view —
+    the run the user was working on vanished — and left a run file with no case behind."""
+    ts, run = shop_run
+    app = make_app(ts, run, mode="triage", recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        triage = app.screen
+        assert len(triage.state) == 8
+        await pilot.press("ctrl+r")
+        dialog = app.screen
+        assert type(dialog).__name__ == "RunDialog"
+        dialog.query_one("#run-system").value = "python:no_such_module_qa:answer"
+        out = Path(dialog.query_one("#run-out").value)
+        await pilot.press("ctrl+j")
+        await settle(app, pilot)
+        assert app.screen is triage and not triage.running
+        assert len(triage.state) == 8  # the earlier run, still there
+        assert triage.run_path == run and app.run_path == run
+        assert triage.state.record("plazo-entrega")["reason"] == "retrieval-miss"
+        assert not out.exists()
+        messages = [n.message for n in app._notifications]
+        assert any("no_such_module_qa" in m and "run.jsonl" in m for m in messages)
+
+
+async def test_edit_with_the_run_of_another_test_set_says_so(shop_run, shop_de):
+    """`edit shop-de.yaml --run <a run of shop-es>` showed an empty reason column silently."""
+    _ts, run = shop_run
+    app = make_app(shop_de, run, recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        messages = [n.message for n in app._notifications]
+        assert any("has no case of shop-de.yaml" in m for m in messages)
+
+
+async def test_edit_with_its_own_run_does_not_warn(shop_run):
+    ts, run = shop_run
+    app = make_app(ts, run, recovery=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert not any("has no case" in n.message for n in app._notifications)
