@@ -61,7 +61,11 @@ def main(args) -> int:
         print(str(p), file=sys.stderr)
     n = len(doc.cases)
     unans = sum(c.unanswerable for c in doc.cases)
-    print(f"{name}: {n} cases ({unans} unanswerable), {len(errors)} errors, {len(warnings)} warnings")
+    def count(k: int, word: str) -> str:
+        return f"{k} {word}{'s' * (k != 1)}"
+
+    print(f"{name}: {count(n, 'case')} ({unans} unanswerable), {count(len(errors), 'error')}, "
+          f"{count(len(warnings), 'warning')}")
     if args.json:
         from ..core.gate import write_report
 

@@ -157,6 +157,11 @@ class RagtriageApp(App[int]):
         self.reasons = reasons
         self.loaded = True
         self.refresh_screens()
+        if reasons and not any(cid in doc for cid in reasons):
+            # `edit A.yaml --run B-run.jsonl`: an empty reason column and a triage of cases
+            # that do not exist here, with not a word about why
+            self.notify(f"the run {self.run_path.name} has no case of {doc.path.name}: "
+                        "was it made on another test set?", severity="warning", timeout=10)
         recovery = find_recovery(doc.path) if self.recovery_enabled else None
         if recovery is not None and len(recovery):
             self._offer_recovery(recovery)
@@ -381,20 +386,37 @@ class RagtriageApp(App[int]):
         if self.session is None:
             return
         self._commit_screens()
+        before = self._case_objects()
         if self.session.undo():
             self.notify("undone", timeout=1.5)
             self.after_edit()
+            self._show_touched(before)
         else:
             self.notify("nothing to undo", timeout=1.5)
 
     def action_redo(self) -> None:
         if self.session is None:
             return
+        before = self._case_objects()
         if self.session.redo():
             self.notify("redone", timeout=1.5)
             self.after_edit()
+            self._show_touched(before)
         else:
             self.notify("nothing to redo", timeout=1.5)
+
+    def _case_objects(self) -> set[int]:
+        return {id(c) for c in self.session.doc.cases}
+
+    def _show_touched(self, before: set[int]) -> None:
+        """Put the Cases cursor on the case an undo/redo brought back or changed (a deleted
+        case restored by ctrl+z was left off-screen, the cursor on its neighbour)."""
+        table = getattr(self.screen, "table", None)
+        if not isinstance(self.screen, CasesScreen) or table is None:
+            return
+        touched = next((c.id for c in self.session.doc.cases if id(c) not in before), None)
+        if touched is not None and touched != table.current_id:
+            table.move_to(touched)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -66,7 +66,10 @@ def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
         raise InputError(Problem(str(run_path), 1, "the run names no test set: pass --testset TESTSET",
                                  field="testset"))
     p = Path(named)
-    for cand in ([p] if p.is_absolute() else [p, run_path.parent / p, run_path.parent / p.name]):
+    # a run moved with its test set beside it (a CI artifact, a copy in another folder)
+    # names the old absolute path: the file of that name next to the run is the one
+    cands = [p, run_path.parent / p.name] if p.is_absolute() else [p, run_path.parent / p, run_path.parent / p.name]
+    for cand in cands:
         if cand.is_file():
             return cand
     raise InputError(Problem(str(run_path), 1, f"the run's test set {named} was not found: pass --testset TESTSET",

@@ -99,7 +99,8 @@ def describe(record: dict, k: int, *, case=None, chunk_text=None, reviewed=None,
     if unanswerable:
         t.append("∅ unanswerable: the right answer is to decline\n")
     elif not expected:
-        t.append("✎ no expected chunk yet (a: accept a retrieved one)\n")
+        t.append("✎ no expected chunk yet (" + ("a: accept a retrieved one" if ranking
+                                                else "e, then ctrl+o: pick one from the corpus") + ")\n")
     else:
         if expect == "all" and len(expected) > 1:
             t.append("expect all: every expected chunk must be in the top k\n", style="dim")

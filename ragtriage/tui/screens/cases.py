@@ -87,6 +87,11 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         if self.app.session is not None:
             self.on_state_changed()
 
+    def on_screen_resume(self) -> None:
+        # Triage (or another screen) may have replaced app.reasons without a refresh
+        # reaching this screen (e.g. the rescoring done when triage opens): catch up.
+        self.on_state_changed()
+
     @property
     def table(self) -> CaseTable:
         return self.query_one(CaseTable)

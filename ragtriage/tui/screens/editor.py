@@ -160,11 +160,20 @@ field is never written. escape goes back to the cases.
         if "id" not in errors and not fields["id"]:
             errors["id"] = "is required"
         self.errors = errors
+        warnings: dict[str, str] = {}
+        corpus = self.app.corpus
+        if "expected" not in errors and corpus is not None:
+            # `validate` warns about these; the form said nothing and the case only turned up ⚠ stale later
+            unknown = [cid for cid in fields["expected"] if cid not in corpus]
+            if unknown:
+                warnings["expected"] = f"not in the corpus: {', '.join(unknown)} (a typo? ctrl+o picks from it)"
         for name in FIELD_HELP:
             box = self.query_one(f"#e-{name}", Static)
             msg = errors.get(name, "")
-            box.update(f"✗ {msg}" if msg else "")
-            box.display = bool(msg)
+            text = f"✗ {msg}" if msg else (f"⚠ {warnings[name]}" if name in warnings else "")
+            box.update(text)
+            box.set_class(not msg and name in warnings, "-warning")  # not red: it does not block a save
+            box.display = bool(text)
         return errors
 
     def changes(self) -> dict:

@@ -134,6 +134,11 @@ chunk says now) are recorded when you save.
         self._searched = query
         self.results = [(cid, float(score)) for cid, score in results]
         self._render_results()
+        lst = self.query_one("#results", ChunkList)
+        if not self.results and lst.has_focus:
+            # the search found nothing: the next key is surely a search word, not a list
+            # key (typing on the list fired `a`, switching expect any/all unseen)
+            self.query_one("#query", Input).focus()
 
     def _render_results(self) -> None:
         case = self._case()

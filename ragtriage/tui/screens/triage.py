@@ -36,6 +36,10 @@ RESCORE_INLINE = 5000  # cases: above this a full recompute runs in a worker
 ANSWER_SWEEP_LIMIT = 500  # cases: above this the chart shows retrieval only (answers need a local re-run)
 
 
+# a dead end with nothing to choose from says where the whole corpus can be searched
+PICK_HINT = " · e opens the editor, where ctrl+o searches the whole corpus"
+
+
 def fmt(v, digits: int = 3) -> str:
     return "—" if v is None else f"{v:.{digits}f}"
 
@@ -136,6 +140,7 @@ to its new group and saves the test set (labels recorded).
         self._sweep: list[dict] | None = None
         self._summary: dict | None = None
         self.load_error = None
+        self._before_run = None  # (state, k, meta, run path, sidecar, summary, out existed) during a run
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -557,7 +562,8 @@ to its new group and saves the test set (labels recorded).
         cid, rec, case = cur
         choices = self._choices(rec, set(case.expected))
         if not choices:
-            self.notify("every retrieved chunk is already expected" if rec.get("ranking") else "nothing was retrieved")
+            self.notify(("every retrieved chunk is already expected" if rec.get("ranking") else "nothing was retrieved")
+                        + PICK_HINT)
             return
         from .triage_dialogs import ChunkChoice
 
@@ -578,7 +584,7 @@ to its new group and saves the test set (labels recorded).
         cid, rec, case = cur
         choices = self._choices(rec, set(case.expected))
         if not choices:
-            self.notify("no other retrieved chunk to use instead")
+            self.notify("no other retrieved chunk to use instead" + PICK_HINT)
             return
         from .triage_dialogs import ChunkChoice
 
@@ -726,6 +732,9 @@ to its new group and saves the test set (labels recorded).
         self._run_started = time.monotonic()
         self._run_out = req.out
         self._run_generation = self.app.session.generation
+        # what was on screen, brought back if the run fails before its first case
+        self._before_run = (self.state, self.k, self.meta, self.run_path, self.sidecar, self._summary,
+                            req.out.exists())
         old_side = self.sidecar
         self.state = TriageState([], req.k)
         self.k = req.k
@@ -797,6 +806,10 @@ to its new group and saves the test set (labels recorded).
         self.refresh_bindings()
         if state is not self.state:
             return
+        before, self._before_run = self._before_run, None
+        if error and not len(state) and before is not None and before[0] is not None:
+            self._restore_before_run(before, req, error)
+            return
         self.app.run_path = req.out
         self.meta = dict(self.meta, testset_hash=self.app.doc.content_hash if self.app.doc else None)
         self._summary = summary
@@ -813,6 +826,23 @@ to its new group and saves the test set (labels recorded).
             fails = state.failures()
             self.notify(f"run finished: {n} cases · ✗ {fails} fail · ✓ {n - fails} pass · {req.out}")
         self._publish_reasons()
+        self._update_status()
+        self._show_detail()
+        self.refresh_summary()
+
+    def _restore_before_run(self, before, req, error: str) -> None:
+        """A run that failed before any case (a bad system spec, a server that is down) left
+        an empty table and a run file with no case: show the earlier run again instead."""
+        self.state, self.k, self.meta, self.run_path, self.sidecar, self._summary, existed = before
+        if not existed:
+            try:
+                req.out.unlink()
+            except OSError:
+                pass
+        self.table.set_state(self.state)
+        self.table.action_first()
+        self.notify(f"run failed before any case: {error} · still showing {self.run_path.name}",
+                    severity="error", timeout=10)
         self._update_status()
         self._show_detail()
         self.refresh_summary()
