@@ -144,6 +144,7 @@ class StaleEntry:
             "status": self.status,
             "candidates": [{"id": i, "score": s} for i, s in self.candidates],
             "fix": self.fix,
+            **({"fixed": True} if self.fixed else {}),  # applied by --fix (an optional field)
         }
 
 
