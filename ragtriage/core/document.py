@@ -503,7 +503,7 @@ class TestSetDocument:
             out[k.value] = yt.scalar_value(v)
         return out, None
 
-    def _entries(self, text: str, coll: _Coll, entries: list[tuple], first_col: int) -> None:
+    def _entries(self, text: str, coll: _Coll, entries: list[tuple], first_col: int, floor0: int) -> None:
         """Cut the collection's entries into item texts and gaps.
         ``entries``: list of (start_index, content_end_index, key, data, line)."""
         col = first_col
@@ -527,7 +527,7 @@ class TestSetDocument:
         # attached comment lines above each entry (no blank line between), not inside the previous body
         for i in range(n):
             bstart = bodies[i][0]
-            floor = bodies[i - 1][1] if i else self._coll_floor(text, bstart)
+            floor = bodies[i - 1][1] if i else floor0  # never climb above the collection's key line
             p = bstart
             while p > floor:
                 ps = _line_start(text, p - 1)
@@ -546,10 +546,6 @@ class TestSetDocument:
             prev_end = e
         coll.gaps[0] = ""
         coll.span = (bodies[0][0], bodies[-1][1])
-
-    def _coll_floor(self, text: str, bstart: int) -> int:
-        """Attached comments of the first entry may not climb above the collection's key line."""
-        return getattr(self, "_floor", 0)
 
     def _read_cases(self, text: str, kn, vn, problems: list[Problem]) -> None:
         name = str(self.path)
@@ -604,8 +600,7 @@ class TestSetDocument:
         dash0 = entries[0][0]
         coll.col = dash0 - _line_start(text, dash0)
         coll.key_col = first.start_mark.column
-        self._floor = _line_end(text, kn.start_mark.index)
-        self._entries(text, coll, entries, coll.col)
+        self._entries(text, coll, entries, coll.col, _line_end(text, kn.start_mark.index))
         for it, m in zip(coll.items, models):
             it.model = m
 
@@ -698,6 +693,7 @@ class TestSetDocument:
             problems.append(Problem(name, vn.start_mark.line + 1, "write labels as a block mapping", field="labels"))
             return
         entries = []
+        models = []
         seen: dict[str, int] = {}
         for k, v in vn.value:
             line = k.start_mark.line + 1
@@ -727,9 +723,7 @@ class TestSetDocument:
                                             field=f"labels.{err['loc'][0] if err['loc'] else ''}"))
                 continue
             entries.append((k.start_mark.index, _content_end(text, v), cid, data, line))
-            entries[-1] = entries[-1]
-            self._labels_models_tmp = getattr(self, "_labels_models_tmp", [])
-            self._labels_models_tmp.append(model)
+            models.append(model)
         if problems or not entries:
             return
         coll = self._labels
@@ -737,11 +731,9 @@ class TestSetDocument:
         coll.col = first_k.start_mark.column
         fv = vn.value[0][1]
         coll.key_col = fv.value[0][0].start_mark.column if isinstance(fv, yt.MappingNode) and fv.value else coll.col + 2
-        self._floor = _line_end(text, kn.start_mark.index)
-        self._entries(text, coll, entries, coll.col)
-        for it, m in zip(coll.items, self._labels_models_tmp):
+        self._entries(text, coll, entries, coll.col, _line_end(text, kn.start_mark.index))
+        for it, m in zip(coll.items, models):
             it.model = m
-        del self._labels_models_tmp
 
     def _anchor_empty(self, coll: _Coll, knodes) -> None:
         """Put an empty collection right after its key line (or, if the key is missing, at the end)."""
