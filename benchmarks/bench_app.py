@@ -19,6 +19,7 @@ A "frame" is a call of ``App._display`` with a compositor update, which is where
 Textual hands a rendered screen to the terminal; the timing includes rendering
 the update to terminal bytes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -126,7 +127,9 @@ def pct(values: list[float], p: float) -> float:
 
 
 def fmt_ms(values: list[float]) -> str:
-    return f"p50 {statistics.median(values):6.1f} ms  p95 {pct(values, 95):6.1f} ms  max {max(values):6.1f} ms"
+    return (
+        f"p50 {statistics.median(values):6.1f} ms  p95 {pct(values, 95):6.1f} ms  max {max(values):6.1f} ms"
+    )
 
 
 # ---------------------------------------------------------------- the peer
@@ -265,9 +268,10 @@ def main() -> None:
     write_corpus(tmp / "corpus.jsonl", a.chunks)
     write_testset(tmp / "cases.yaml", a.cases, "corpus.jsonl", a.chunks)
     write_testset(tmp / "big.yaml", a.big_cases, "corpus.jsonl", a.chunks, seed=3)
-    print(f"generated {a.cases:,} + {a.big_cases:,} cases, {a.chunks:,} chunks in {time.perf_counter() - t:.1f} s\n")
+    print(
+        f"generated {a.cases:,} + {a.big_cases:,} cases, {a.chunks:,} chunks in {time.perf_counter() - t:.1f} s\n"
+    )
 
-    run = asyncio.run
     if a.only in (None, "paint"):
         section_paint(a, tmp)
     if a.only in (None, "keys"):
@@ -291,15 +295,19 @@ def section_paint(a, tmp) -> None:
     import ragtriage.tui.app  # noqa: F401  # imports and the first App start are paid once, by neither side
 
     run(first_paint(lambda: datatable_app([("a", "", "q", "", "")]), lambda app: app.populated))
-    print(f"== first paint with rows, {SIZE[0]}x{SIZE[1]}, median of 3 (target < 0.5 s at {a.cases:,}, < 2 s at {a.big_cases:,})")
+    print(
+        f"== first paint with rows, {SIZE[0]}x{SIZE[1]}, median of 3 (target < 0.5 s at {a.cases:,}, < 2 s at {a.big_cases:,})"
+    )
     cold, warm = paint_cold_warm(tmp / "cases.yaml", tmp)
     rows = row_tuples(tmp / "cases.yaml")
     peer = run(first_paint(lambda: datatable_app(rows), lambda app: app.populated))
     print(f"  {a.cases:>7,} cases  ragtriage  cold {cold:6.2f} s   warm (cache) {warm:6.2f} s")
     print(f"  {a.cases:>7,} rows   DataTable  {peer:6.2f} s  (rows already in memory)")
     cold, warm = paint_cold_warm(tmp / "big.yaml", tmp)
-    print(f"  {a.big_cases:>7,} cases  ragtriage  cold {cold:6.2f} s   warm (cache) {warm:6.2f} s"
-          "   (first rows from the file's head while the rest loads)")
+    print(
+        f"  {a.big_cases:>7,} cases  ragtriage  cold {cold:6.2f} s   warm (cache) {warm:6.2f} s"
+        "   (first rows from the file's head while the rest loads)"
+    )
     if not a.no_peer_big:
         rows = row_tuples(tmp / "big.yaml")
         peer = run(first_paint(lambda: datatable_app(rows), lambda app: app.populated))
@@ -319,7 +327,6 @@ def section_keys(a, tmp) -> None:
     print(f"  {a.big_cases:,} cases: filtering {fmt_ms(filt)}   (fully loaded after {loaded:.1f} s)")
 
 
-
 def section_picker(a, tmp) -> None:
     run = asyncio.run
     print(f"\n== chunk picker on {a.picker_chunks:,} chunks (target < 100 ms after the index is built)")
@@ -327,10 +334,18 @@ def section_picker(a, tmp) -> None:
     write_corpus(tmp / "picker.jsonl", a.picker_chunks, seed=5)
     write_testset(tmp / "picker.yaml", 200, "picker.jsonl", a.picker_chunks, seed=6)
     print(f"  generated in {time.perf_counter() - t:.1f} s")
-    queries = ["entrega oficina precio", "devolución reembolso días", "garantía batidora avería",
-               "tarjeta pago rechazada", "cuenta contraseña correo", "montaje instalación técnico",
-               "descuento cupón rebajas", "pedido almacén stock", "islas canarias aduana impuestos",
-               "pantalla batería cargador"]
+    queries = [
+        "entrega oficina precio",
+        "devolución reembolso días",
+        "garantía batidora avería",
+        "tarjeta pago rechazada",
+        "cuenta contraseña correo",
+        "montaje instalación técnico",
+        "descuento cupón rebajas",
+        "pedido almacén stock",
+        "islas canarias aduana impuestos",
+        "pantalla batería cargador",
+    ]
     build, search, in_app, n = run(picker(tmp / "picker.yaml", queries))
     print(f"  index built in a worker in {build:.1f} s over {n:,} chunks")
     print(f"  LexicalIndex.search (top 30)        {fmt_ms(search)}")

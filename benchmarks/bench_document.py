@@ -9,6 +9,7 @@ after editing one case, with the ratios the issue sets as targets
 (first open <= 1/4 of ruamel load, reopen <= 1/12, save <= 1/30 of ruamel dump).
 Also checks that our save changed exactly the edited line.
 """
+
 from __future__ import annotations
 
 import gc
@@ -21,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.gen_testset import generate  # noqa: E402
+from benchmarks.gen_testset import generate
 
 
 def timed(fn, repeat=1):
@@ -43,8 +44,10 @@ def main(sizes):
 
     tmp = Path(tempfile.mkdtemp(prefix="rt-bench-"))
     os.environ["RAGTRIAGE_CACHE_DIR"] = str(tmp / "cache")
-    print(f"{'cases':>8} {'ruamel load':>12} {'ours open':>10} {'ratio':>7} {'ours reopen':>12} {'ratio':>7} "
-          f"{'ruamel dump':>12} {'ours save':>10} {'ratio':>7}")
+    print(
+        f"{'cases':>8} {'ruamel load':>12} {'ours open':>10} {'ratio':>7} {'ours reopen':>12} {'ratio':>7} "
+        f"{'ruamel dump':>12} {'ours save':>10} {'ratio':>7}"
+    )
     for n in sizes:
         path = tmp / f"ts{n}.yaml"
         path.write_text(generate(n), encoding="utf-8")
@@ -79,8 +82,10 @@ def main(sizes):
         after = path.read_bytes().split(b"\n")
         changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
         assert len(before) == len(after) and len(changed) == 1, changed
-        print(f"{n:>8} {t_rload:>11.2f}s {t_open:>9.3f}s {t_rload / t_open:>6.1f}x {t_reopen:>11.3f}s "
-              f"{t_rload / t_reopen:>6.1f}x {t_rdump:>11.2f}s {t_save:>9.4f}s {t_rdump / t_save:>6.0f}x")
+        print(
+            f"{n:>8} {t_rload:>11.2f}s {t_open:>9.3f}s {t_rload / t_open:>6.1f}x {t_reopen:>11.3f}s "
+            f"{t_rload / t_reopen:>6.1f}x {t_rdump:>11.2f}s {t_save:>9.4f}s {t_rdump / t_save:>6.0f}x"
+        )
     print("targets: open >= 4x, reopen >= 12x faster than ruamel load; save >= 30x faster than ruamel dump")
 
 

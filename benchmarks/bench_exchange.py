@@ -8,6 +8,7 @@ the test-set document (``add_case`` + ``set_label`` per case, one ``save``), and
 export of the result to jsonl, csv, ragas, deepeval and trec. The peer is a
 plain ``json.loads`` of the same file, the floor of any reader.
 """
+
 from __future__ import annotations
 
 import gc
@@ -35,18 +36,30 @@ def main(sizes) -> None:
     rng = random.Random(5)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        print(f"{'cases':>7} {'json.loads':>10} {'read_import':>11} {'document':>9} "
-              + " ".join(f"{f:>8}" for f in ("jsonl", "csv", "ragas", "deepeval", "trec")))
+        print(
+            f"{'cases':>7} {'json.loads':>10} {'read_import':>11} {'document':>9} "
+            + " ".join(f"{f:>8}" for f in ("jsonl", "csv", "ragas", "deepeval", "trec"))
+        )
         for n in sizes:
             src = tmp / f"in-{n}.jsonl"
             with open(src, "w", encoding="utf-8") as f:
                 for i in range(n):
                     cid = f"chunk-{rng.randint(0, 10 * n)}"
-                    f.write(json.dumps({"user_input": f"¿Pregunta número {i} sobre el tema {rng.randint(0, 999)}?",
-                                        "reference_context_ids": [cid],
-                                        "reference_contexts": [f"Texto del fragmento {cid}: {i} días."],
-                                        "reference": f"{i} días"}, ensure_ascii=False) + "\n")
-            t_json, _ = timed(lambda: [json.loads(line) for line in src.read_text(encoding="utf-8").splitlines()])
+                    f.write(
+                        json.dumps(
+                            {
+                                "user_input": f"¿Pregunta número {i} sobre el tema {rng.randint(0, 999)}?",
+                                "reference_context_ids": [cid],
+                                "reference_contexts": [f"Texto del fragmento {cid}: {i} días."],
+                                "reference": f"{i} días",
+                            },
+                            ensure_ascii=False,
+                        )
+                        + "\n"
+                    )
+            t_json, _ = timed(
+                lambda: [json.loads(line) for line in src.read_text(encoding="utf-8").splitlines()]
+            )
             t_read, imp = timed(lambda: read_import(src, "ragas"))
 
             def build():
@@ -60,8 +73,14 @@ def main(sizes) -> None:
                 return doc
 
             t_doc, doc = timed(build)
-            t_exp = [timed(lambda f=f: export_testset(doc, f))[0] for f in ("jsonl", "csv", "ragas", "deepeval", "trec")]
-            print(f"{n:>7,} {t_json:>10.3f} {t_read:>11.3f} {t_doc:>9.2f} " + " ".join(f"{t:>8.3f}" for t in t_exp))
+            t_exp = [
+                timed(lambda f=f: export_testset(doc, f))[0]
+                for f in ("jsonl", "csv", "ragas", "deepeval", "trec")
+            ]
+            print(
+                f"{n:>7,} {t_json:>10.3f} {t_read:>11.3f} {t_doc:>9.2f} "
+                + " ".join(f"{t:>8.3f}" for t in t_exp)
+            )
 
 
 if __name__ == "__main__":

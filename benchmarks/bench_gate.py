@@ -15,6 +15,7 @@ deep, no ties, no duplicates) for P, recall and RR at k = 1, 3, 5, 10:
 Also times writing the TREC qrels + run that ``export --format trec --run``
 produces, and checks that both sides agree on the means.
 """
+
 from __future__ import annotations
 
 import gc
@@ -58,8 +59,13 @@ def main(n: int) -> None:
 
     def ours_fn():
         res = measure(bars, records, {}, 3)
-        return {k: {m: next(b.value for b in res if b.bar.metric == f"{m}@{k}") for m in ("precision", "recall", "mrr")}
-                for k in ks}
+        return {
+            k: {
+                m: next(b.value for b in res if b.bar.metric == f"{m}@{k}")
+                for m in ("precision", "recall", "mrr")
+            }
+            for k in ks
+        }
 
     t_ours, ours = timed(ours_fn)
 
@@ -73,8 +79,10 @@ def main(n: int) -> None:
     def build():
         qrels = {r["id"]: {c: 1 for c in r["expected"]} for r in records}
         run = {r["id"]: {c: float(100 - i) for i, c in enumerate(r["ranking"])} for r in records}
-        cuts = {k: {r["id"]: {c: float(100 - i) for i, c in enumerate(r["ranking"][:k])} for r in records}
-                for k in ks}
+        cuts = {
+            k: {r["id"]: {c: float(100 - i) for i, c in enumerate(r["ranking"][:k])} for r in records}
+            for k in ks
+        }
         return qrels, run, cuts
 
     t_build, (qrels, run, cuts) = timed(build)

@@ -16,6 +16,7 @@ are then checked equal: ranx on all 25, pytrec_eval on P, recall, ndcg_cut,
 success (its `recip_rank` has no cut-off: checked against our rr at k = 100).
 Needs the `bench` extra: pip install ranx pytrec-eval-terrier
 """
+
 from __future__ import annotations
 
 import gc
@@ -28,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ragtriage.core.metrics import at_k, first_positions  # noqa: E402
+from ragtriage.core.metrics import at_k, first_positions
 
 KS = (1, 3, 5, 10, 20)
 DEPTH = 100
@@ -70,8 +71,15 @@ def ours(rankings, golds):
     out = {}
     for k in KS:
         m = at_k(p, k)
-        out.update({f"hit@{k}": m["hit"], f"recall@{k}": m["recall"], f"precision@{k}": m["precision"],
-                    f"mrr@{k}": m["rr"], f"ndcg@{k}": m["ndcg"]})
+        out.update(
+            {
+                f"hit@{k}": m["hit"],
+                f"recall@{k}": m["recall"],
+                f"precision@{k}": m["precision"],
+                f"mrr@{k}": m["rr"],
+                f"ndcg@{k}": m["ndcg"],
+            }
+        )
     return out
 
 
@@ -108,7 +116,13 @@ def main(n: int) -> None:
         t, rx = timed(run_ranx)
         results["ranx"] = t
         print(f"ranx         {t:7.3f} s", flush=True)
-        names = {"hit_rate": "hit", "recall": "recall", "precision": "precision", "mrr": "mrr", "ndcg": "ndcg"}
+        names = {
+            "hit_rate": "hit",
+            "recall": "recall",
+            "precision": "precision",
+            "mrr": "mrr",
+            "ndcg": "ndcg",
+        }
         bad = 0
         for metric, vals in rx.items():
             base, k = metric.split("@")
@@ -143,16 +157,23 @@ def main(n: int) -> None:
         for i, q in enumerate(qids[: min(n, 20000)]):
             row = te[q]
             for k in KS:
-                for theirs, name in ((f"P_{k}", f"precision@{k}"), (f"recall_{k}", f"recall@{k}"),
-                                     (f"ndcg_cut_{k}", f"ndcg@{k}"), (f"success_{k}", f"hit@{k}")):
+                for theirs, name in (
+                    (f"P_{k}", f"precision@{k}"),
+                    (f"recall_{k}", f"recall@{k}"),
+                    (f"ndcg_cut_{k}", f"ndcg@{k}"),
+                    (f"success_{k}", f"hit@{k}"),
+                ):
                     checks += 1
                     if abs(row[theirs] - mine[name][i]) > 1e-4:
                         bad += 1
             checks += 1
             if abs(row["recip_rank"] - full[i]) > 1e-4:
                 bad += 1
-        print(f"             per-query values equal on {checks - bad}/{checks} checks "
-              f"(P, recall, ndcg_cut, success at 5 k, recip_rank at depth; first 20k queries)", flush=True)
+        print(
+            f"             per-query values equal on {checks - bad}/{checks} checks "
+            f"(P, recall, ndcg_cut, success at 5 k, recip_rank at depth; first 20k queries)",
+            flush=True,
+        )
 
     base = results["ragtriage"]
     print()

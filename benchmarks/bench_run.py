@@ -16,6 +16,7 @@
    (asyncio, keep-alive); `run --concurrency 32`. Ideal wall time is
    n x 50 ms / 32; target efficiency (ideal / measured) >= 0.9.
 """
+
 from __future__ import annotations
 
 import gc
@@ -74,8 +75,13 @@ def write_files(d: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
     r = random.Random(seed)
     with open(d / "bench.chunks.jsonl", "w", encoding="utf-8") as f:
         for i in range(n):
-            f.write(json.dumps({"id": f"chunk-{i}", "text": f"El artículo {i} cuesta {i % 97} € y llega en cinco días."},
-                               ensure_ascii=False) + "\n")
+            f.write(
+                json.dumps(
+                    {"id": f"chunk-{i}", "text": f"El artículo {i} cuesta {i % 97} € y llega en cinco días."},
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     res = d / "answers.jsonl"
     with open(res, "w", encoding="utf-8") as f:
         for c in doc.cases:
@@ -91,8 +97,18 @@ def write_files(d: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
                 answer = f"Cuesta {price + 1} € y llega en 5 días. [{gold}]"
             else:
                 answer = f"Cuesta {price} € y llega en 5 días. [{gold}]"
-            f.write(json.dumps({"id": c.id, "ranking": ranking, "scores": [round(1 - j / 10, 2) for j in range(10)],
-                                "answer": answer}, ensure_ascii=False) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": c.id,
+                        "ranking": ranking,
+                        "scores": [round(1 - j / 10, 2) for j in range(10)],
+                        "answer": answer,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     return ts, res
 
 
@@ -113,22 +129,43 @@ def bench_results(n: int) -> None:
         run = evaluate(doc, f"results:{res}", 3, out=d / "run.jsonl")
         t_run = time.perf_counter() - t
         c_run = time.process_time() - c
-        print(f"results: in-process run (parse, metrics, grounding, diagnosis, run file, corpus load) "
-              f"{t_run:6.2f} s wall, {c_run:.2f} s CPU  [test-set open {t_doc:.2f} s, not included]", flush=True)
+        print(
+            f"results: in-process run (parse, metrics, grounding, diagnosis, run file, corpus load) "
+            f"{t_run:6.2f} s wall, {c_run:.2f} s CPU  [test-set open {t_doc:.2f} s, not included]",
+            flush=True,
+        )
         print(f"         reasons {run.summary['reasons']}", flush=True)
         env = dict(os.environ, PYTHONPATH=str(ROOT), RAGTRIAGE_CACHE_DIR=str(d / "cache"))
-        cmd = [sys.executable, "-m", "ragtriage", "run", str(ts), "--system", f"results:{res}", "--quiet",
-               "--out", str(d / "run2.jsonl")]
+        cmd = [
+            sys.executable,
+            "-m",
+            "ragtriage",
+            "run",
+            str(ts),
+            "--system",
+            f"results:{res}",
+            "--quiet",
+            "--out",
+            str(d / "run2.jsonl"),
+        ]
         print(f"results: `{' '.join(['ragtriage'] + cmd[3:])}`, subprocess, end to end:", flush=True)
         # first run: no reopen cache yet (the YAML is parsed, the cache written at exit); then with it
         wall, cpu = _timed(cmd, env)
-        print(f"         first run (parses the YAML test set, writes its reopen cache) "
-              f"{wall:6.2f} s wall, {cpu:.2f} s CPU", flush=True)
+        print(
+            f"         first run (parses the YAML test set, writes its reopen cache) "
+            f"{wall:6.2f} s wall, {cpu:.2f} s CPU",
+            flush=True,
+        )
         runs = sorted(_timed(cmd, env) for _ in range(3))
         wall, cpu = runs[1]
-        print(f"         with the reopen cache, median of 3                             "
-              f"{wall:6.2f} s wall, {cpu:.2f} s CPU (best {runs[0][0]:.2f} s)  target < 3 s", flush=True)
-        same = (d / "run.jsonl").read_bytes().split(b"\n", 1)[1] == (d / "run2.jsonl").read_bytes().split(b"\n", 1)[1]
+        print(
+            f"         with the reopen cache, median of 3                             "
+            f"{wall:6.2f} s wall, {cpu:.2f} s CPU (best {runs[0][0]:.2f} s)  target < 3 s",
+            flush=True,
+        )
+        same = (d / "run.jsonl").read_bytes().split(b"\n", 1)[1] == (d / "run2.jsonl").read_bytes().split(
+            b"\n", 1
+        )[1]
         print(f"         run file equal to the in-process one (after the meta line): {same}", flush=True)
 
 
@@ -151,10 +188,14 @@ def bench_http(n: int, latency: float = 0.05, concurrency: int = 32) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         ts = d / "bench.yaml"
-        ts.write_text(generate(n, chunks=1000).replace("corpus: bench.chunks.jsonl   # chunks file\n", ""),
-                      encoding="utf-8")
+        ts.write_text(
+            generate(n, chunks=1000).replace("corpus: bench.chunks.jsonl   # chunks file\n", ""),
+            encoding="utf-8",
+        )
         doc = load_testset(ts)
-        srv = subprocess.Popen([sys.executable, "-c", SERVER, str(latency)], stdout=subprocess.PIPE, text=True)
+        srv = subprocess.Popen(
+            [sys.executable, "-c", SERVER, str(latency)], stdout=subprocess.PIPE, text=True
+        )
         try:
             port = int(srv.stdout.readline())
             url = f"http://127.0.0.1:{port}/ask"
@@ -167,8 +208,11 @@ def bench_http(n: int, latency: float = 0.05, concurrency: int = 32) -> None:
             srv.wait()
         ideal = n * latency / concurrency
         assert run.summary["errors"] == 0, run.summary
-        print(f"http: {n:,} cases, {latency * 1000:.0f} ms latency, concurrency {concurrency}: wall {wall:.2f} s, "
-              f"ideal {ideal:.2f} s, efficiency {ideal / wall:.2f} (target >= 0.9)", flush=True)
+        print(
+            f"http: {n:,} cases, {latency * 1000:.0f} ms latency, concurrency {concurrency}: wall {wall:.2f} s, "
+            f"ideal {ideal:.2f} s, efficiency {ideal / wall:.2f} (target >= 0.9)",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

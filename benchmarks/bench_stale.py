@@ -19,6 +19,7 @@ the time and peak memory beside the corpus size, and beside the naive way
 
 Generated files are cached in ``$TMPDIR/ragtriage-bench-stale``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,13 +39,34 @@ N_LABELS = 10_000
 
 
 def _vocab(rng, n=30_000):
-    syl = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "de", "va", "gu", "che", "ström", "ño", "ze", "fa", "bi", "ol", "un", "es"]
+    syl = [
+        "ka",
+        "lo",
+        "mi",
+        "ne",
+        "su",
+        "ta",
+        "ri",
+        "po",
+        "de",
+        "va",
+        "gu",
+        "che",
+        "ström",
+        "ño",
+        "ze",
+        "fa",
+        "bi",
+        "ol",
+        "un",
+        "es",
+    ]
     words = set()
     while len(words) < n:
         k = int(rng.integers(1, 5))
         words.add("".join(syl[i] for i in rng.integers(0, len(syl), size=k)))
     words = sorted(words)
-    rng.shuffle(words)   # Zipf rank independent of spelling (sorted, the top words were all "bi…")
+    rng.shuffle(words)  # Zipf rank independent of spelling (sorted, the top words were all "bi…")
     return words
 
 
@@ -61,7 +83,9 @@ def generate(n_paragraphs: int, out: Path, seed: int = 7) -> dict:
     n_docs = n_paragraphs // per_doc
     words_per_par = rng.integers(30, 62, size=n_docs * per_doc)
     all_words = vocab[rng.choice(len(vocab), size=int(words_per_par.sum()), p=p)]
-    label_pick = set(rng.choice(n_docs * per_doc, size=min(N_LABELS, n_docs * per_doc), replace=False).tolist())
+    label_pick = set(
+        rng.choice(n_docs * per_doc, size=min(N_LABELS, n_docs * per_doc), replace=False).tolist()
+    )
     edited = rng.random(n_docs * per_doc) < 0.01
     out.mkdir(parents=True, exist_ok=True)
     old_f = open(out / "old.chunks.jsonl", "wb")
@@ -88,13 +112,13 @@ def generate(n_paragraphs: int, out: Path, seed: int = 7) -> dict:
         for i in range(per_doc):
             g = d * per_doc + i
             n = int(words_per_par[g])
-            ws = all_words[pos:pos + n]
+            ws = all_words[pos : pos + n]
             pos += n
             ws = list(ws)
             ws[0] = ws[0].capitalize()
             par = wrap(ws) + "."
             old_pars.append(par)
-            if edited[g]:   # an edit: about one word in five replaced
+            if edited[g]:  # an edit: about one word in five replaced
                 ws2 = list(ws)
                 for k in rng.choice(n, size=max(1, n // 5), replace=False):
                     ws2[k] = vocab[rng.integers(len(vocab))]
@@ -105,7 +129,9 @@ def generate(n_paragraphs: int, out: Path, seed: int = 7) -> dict:
         off = 0
         for i, par in enumerate(old_pars):
             cid = f"d{d}-{i}"
-            old_f.write(dumps({"id": cid, "text": par, "doc": doc, "start": off, "end": off + len(par)}) + b"\n")
+            old_f.write(
+                dumps({"id": cid, "text": par, "doc": doc, "start": off, "end": off + len(par)}) + b"\n"
+            )
             n_old += 1
             g = d * per_doc + i
             if g in label_pick:
@@ -116,8 +142,11 @@ def generate(n_paragraphs: int, out: Path, seed: int = 7) -> dict:
         text = "\n\n".join(p.replace("\n", " ") for p in new_pars)
         j = s = 0
         while s < len(text):
-            piece = text[s:s + WINDOW]
-            new_f.write(dumps({"id": f"d{d}-{j}", "text": piece, "doc": doc, "start": s, "end": s + len(piece)}) + b"\n")
+            piece = text[s : s + WINDOW]
+            new_f.write(
+                dumps({"id": f"d{d}-{j}", "text": piece, "doc": doc, "start": s, "end": s + len(piece)})
+                + b"\n"
+            )
             text_bytes += len(piece.encode())
             n_new += 1
             j += 1
@@ -126,8 +155,13 @@ def generate(n_paragraphs: int, out: Path, seed: int = 7) -> dict:
             s += WINDOW - OVERLAP
     old_f.close()
     new_f.close()
-    meta = {"old_chunks": n_old, "new_chunks": n_new, "labels": len(labels), "new_text_bytes": text_bytes,
-            "new_file_bytes": (out / "new.chunks.jsonl").stat().st_size}
+    meta = {
+        "old_chunks": n_old,
+        "new_chunks": n_new,
+        "labels": len(labels),
+        "new_text_bytes": text_bytes,
+        "new_file_bytes": (out / "new.chunks.jsonl").stat().st_size,
+    }
     (out / "labels.json").write_bytes(orjson.dumps({"labels": labels, "cases": cases, "meta": meta}))
     return meta
 
@@ -173,8 +207,17 @@ def _measure(data: Path, spans: bool, naive: bool) -> None:
     dt = time.perf_counter() - t0
     cpu = time.process_time() - cpu0
     peak = _rss_kb("VmHWM")
-    print(json.dumps({"seconds": dt, "cpu": cpu, "peak_rss_mb": peak / 1024, "delta_rss_mb": (peak - base) / 1024,
-                      "counts": counts}))
+    print(
+        json.dumps(
+            {
+                "seconds": dt,
+                "cpu": cpu,
+                "peak_rss_mb": peak / 1024,
+                "delta_rss_mb": (peak - base) / 1024,
+                "counts": counts,
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -200,22 +243,41 @@ def main() -> None:
         import orjson
 
         meta = orjson.loads((data / "labels.json").read_bytes())["meta"]
-        for naive in ([False] if args.no_naive else [False, True]):
-            cmd = [sys.executable, __file__, "--measure", str(data)] + (["--spans"] if args.spans else []) + (["--naive"] if naive else [])
-            res = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+        for naive in [False] if args.no_naive else [False, True]:
+            cmd = (
+                [sys.executable, __file__, "--measure", str(data)]
+                + (["--spans"] if args.spans else [])
+                + (["--naive"] if naive else [])
+            )
+            res = subprocess.run(
+                cmd, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}
+            )
             if res.returncode:
                 sys.exit(res.stderr)
             fig = json.loads(res.stdout.strip().splitlines()[-1])
-            rows.append((n, "naive: load_corpus (no comparison yet)" if naive else "ragtriage stale (streaming)", meta, fig))
+            rows.append(
+                (
+                    n,
+                    "naive: load_corpus (no comparison yet)" if naive else "ragtriage stale (streaming)",
+                    meta,
+                    fig,
+                )
+            )
     # text in RAM: one str per chunk, ~49 bytes of header + 1 byte per ASCII char (more for non-ASCII)
-    print(f"\nlabels: {N_LABELS:,}; new chunking: windows of {WINDOW} chars, overlap {OVERLAP}; spans: {'yes' if args.spans else 'no (text remapping)'}\n")
-    print("| new chunks | corpus file | corpus text in RAM | method | wall s | CPU s | peak RSS | RSS growth | counts |")
+    print(
+        f"\nlabels: {N_LABELS:,}; new chunking: windows of {WINDOW} chars, overlap {OVERLAP}; spans: {'yes' if args.spans else 'no (text remapping)'}\n"
+    )
+    print(
+        "| new chunks | corpus file | corpus text in RAM | method | wall s | CPU s | peak RSS | RSS growth | counts |"
+    )
     print("|---:|---:|---:|---|---:|---:|---:|---:|---|")
-    for n, name, meta, fig in rows:
+    for _n, name, meta, fig in rows:
         ram = meta["new_text_bytes"] + 49 * meta["new_chunks"]
         counts = ", ".join(f"{k} {v}" for k, v in fig["counts"].items())
-        print(f"| {meta['new_chunks']:,} | {meta['new_file_bytes'] / 1e6:.0f} MB | {ram / 1e6:.0f} MB | {name} | "
-              f"{fig['seconds']:.1f} | {fig['cpu']:.1f} | {fig['peak_rss_mb']:.0f} MB | {fig['delta_rss_mb']:.0f} MB | {counts} |")
+        print(
+            f"| {meta['new_chunks']:,} | {meta['new_file_bytes'] / 1e6:.0f} MB | {ram / 1e6:.0f} MB | {name} | "
+            f"{fig['seconds']:.1f} | {fig['cpu']:.1f} | {fig['peak_rss_mb']:.0f} MB | {fig['delta_rss_mb']:.0f} MB | {counts} |"
+        )
 
 
 if __name__ == "__main__":

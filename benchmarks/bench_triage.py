@@ -20,6 +20,7 @@ Peer, side by side: the same grouped view in Textual's built-in ``DataTable``
 (one row per case plus a header row per group), and a relabel done the plain
 way (rescore, then regroup and recount every case).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,9 +37,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import orjson  # noqa: E402
+import orjson
 
-from benchmarks.gen_data import write_corpus, write_testset  # noqa: E402
+from benchmarks.gen_data import write_corpus, write_testset
 
 TARGET_VIEW = 2.0
 TARGET_RELABEL = 0.050
@@ -68,8 +69,18 @@ def make_data(folder: Path, n: int, n_chunks: int) -> Path:
                 word = case.must_contain[0] if case.must_contain and r < 0.6 else "algo"
                 answer = f"Respuesta con {word} y {rng.randrange(1, 30)} días. [{cite}]"
             scores = sorted((round(rng.random(), 4) for _ in ranking), reverse=True)
-            f.write(orjson.dumps({"id": case.id, "ranking": ranking, "scores": scores, "answer": answer,
-                                  "tokens": rng.randrange(200, 900)}) + b"\n")
+            f.write(
+                orjson.dumps(
+                    {
+                        "id": case.id,
+                        "ranking": ranking,
+                        "scores": scores,
+                        "answer": answer,
+                        "tokens": rng.randrange(200, 900),
+                    }
+                )
+                + b"\n"
+            )
     run = folder / "run.jsonl"
     evaluate(doc, f"results:{folder / 'results.jsonl'}", out=run)
     return run
@@ -89,8 +100,10 @@ def write_labels(ts: Path, chunks_path: Path) -> None:
     out = ["labels:\n"]
     for cid in wanted:
         ch = chunks[cid]
-        out.append(f"  {cid}:\n    sha: \"{fingerprint(ch.text)}\"\n    text: {orjson.dumps(ch.text).decode()}\n"
-                   f"    doc: {ch.doc}\n    when: \"2026-11-30T00:00:00Z\"\n")
+        out.append(
+            f"  {cid}:\n    sha: \"{fingerprint(ch.text)}\"\n    text: {orjson.dumps(ch.text).decode()}\n"
+            f"    doc: {ch.doc}\n    when: \"2026-11-30T00:00:00Z\"\n"
+        )
     ts.write_text(text + "".join(out), encoding="utf-8")
 
 
@@ -244,8 +257,10 @@ def main() -> None:
     if not run.exists():
         t = time.perf_counter()
         run = make_data(folder, args.n, args.chunks)
-        print(f"generated {args.n} cases, {args.chunks} chunks, run file {run.stat().st_size / 1e6:.0f} MB "
-              f"in {time.perf_counter() - t:.1f} s")
+        print(
+            f"generated {args.n} cases, {args.chunks} chunks, run file {run.stat().st_size / 1e6:.0f} MB "
+            f"in {time.perf_counter() - t:.1f} s"
+        )
     testset = folder / "bench.yaml"
     shutil.rmtree(folder / "cache", ignore_errors=True)
     for p in folder.glob("*.triage.json"):
@@ -258,15 +273,31 @@ def main() -> None:
     for p in folder.glob("*.triage.json"):
         p.unlink()
     n = sum(cold["counts"].values())
-    print(f"\nragtriage triage, {n} cases, groups: " + ", ".join(f"{k} {v}" for k, v in cold["counts"].items()))
+    print(
+        f"\nragtriage triage, {n} cases, groups: " + ", ".join(f"{k} {v}" for k, v in cold["counts"].items())
+    )
     rel, sav = warm["relabel"], warm["save"]
     rows = [
-        ("grouped view ready (cold)", f"{cold['view']:.2f} s", f"< {TARGET_VIEW:.0f} s", cold["view"] < TARGET_VIEW),
-        ("grouped view ready (warm)", f"{warm['view']:.2f} s", f"< {TARGET_VIEW:.0f} s", warm["view"] < TARGET_VIEW),
+        (
+            "grouped view ready (cold)",
+            f"{cold['view']:.2f} s",
+            f"< {TARGET_VIEW:.0f} s",
+            cold["view"] < TARGET_VIEW,
+        ),
+        (
+            "grouped view ready (warm)",
+            f"{warm['view']:.2f} s",
+            f"< {TARGET_VIEW:.0f} s",
+            warm["view"] < TARGET_VIEW,
+        ),
         ("test set ready for relabels (cold)", f"{cold['doc']:.2f} s", "", None),
         ("test set ready for relabels (warm)", f"{warm['doc']:.2f} s", "", None),
-        (f"relabel -> group counts, median of {len(rel)}", ms(statistics.median(rel)), f"< {TARGET_RELABEL * 1000:.0f} ms",
-         statistics.median(rel) < TARGET_RELABEL),
+        (
+            f"relabel -> group counts, median of {len(rel)}",
+            ms(statistics.median(rel)),
+            f"< {TARGET_RELABEL * 1000:.0f} ms",
+            statistics.median(rel) < TARGET_RELABEL,
+        ),
         ("relabel -> group counts, max", ms(max(rel)), "", max(rel) < TARGET_RELABEL),
         ("then save (labels recorded, atomic), median", ms(statistics.median(sav)), "", None),
         ("CPU per key p95 (j/k/tab, detail + repaint)", ms(warm["key_p95"]), "", None),

@@ -1,4 +1,5 @@
 """Generate a large test set and corpus for the app benchmark (deterministic, Unicode-heavy)."""
+
 from __future__ import annotations
 
 import random

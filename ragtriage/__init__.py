@@ -7,6 +7,7 @@ The stable Python API (formats.md §6)::
     corpus = ragtriage.load_corpus("testsets/shop-es.chunks.jsonl")
     run = ragtriage.evaluate(ts, system="builtin", k=3)
 """
+
 from __future__ import annotations
 
 __version__ = "0.1.0"
@@ -15,8 +16,16 @@ from .core.corpus import Chunk, Corpus, load_corpus
 from .core.errors import CorpusError, InputError, Problem, TestSetError
 
 __all__ = [
-    "__version__", "load_testset", "load_corpus", "evaluate",
-    "TestSetError", "CorpusError", "InputError", "Problem", "Chunk", "Corpus",
+    "__version__",
+    "load_testset",
+    "load_corpus",
+    "evaluate",
+    "TestSetError",
+    "CorpusError",
+    "InputError",
+    "Problem",
+    "Chunk",
+    "Corpus",
 ]
 
 

@@ -5,6 +5,7 @@ it runs, so ``ragtriage validate`` never pays for Textual. Exit codes are
 :class:`Exit`; bad input is printed as ``file:line: message`` on stderr, exit 2,
 never a traceback.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,20 +63,40 @@ def _sub(subs, name: str, help: str, description: str | None = None) -> argparse
     )
 
 
-def add_run_options(p: argparse.ArgumentParser, *, k_help: str = "cut-off (default: the test set's k)",
-                    k_type=int) -> None:
-    p.add_argument("--system", default="builtin", metavar="SPEC",
-                   help="builtin (default), results:PATH, python:MODULE:ATTR, http://HOST/PATH, openai:BASE_URL#MODEL")
+def add_run_options(
+    p: argparse.ArgumentParser, *, k_help: str = "cut-off (default: the test set's k)", k_type=int
+) -> None:
+    p.add_argument(
+        "--system",
+        default="builtin",
+        metavar="SPEC",
+        help="builtin (default), results:PATH, python:MODULE:ATTR, http://HOST/PATH, openai:BASE_URL#MODEL",
+    )
     p.add_argument("--k", type=k_type, default=None, metavar="K", help=k_help)
-    p.add_argument("--concurrency", type=int, default=8, metavar="N", help="calls in flight at once (default 8)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per-case timeout (default 60)")
-    p.add_argument("--retries", type=int, default=2, metavar="N", help="retries with back-off on failure (default 2)")
-    p.add_argument("--retriever", default=None, metavar="SPEC",
-                   help="retrieval for openai: systems (default builtin BM25)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY", metavar="VAR",
-                   help="environment variable holding the API key for openai: (default OPENAI_API_KEY)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="say how many calls and about how many prompt tokens, and stop")
+    p.add_argument(
+        "--concurrency", type=int, default=8, metavar="N", help="calls in flight at once (default 8)"
+    )
+    p.add_argument(
+        "--timeout", type=float, default=60.0, metavar="SECONDS", help="per-case timeout (default 60)"
+    )
+    p.add_argument(
+        "--retries", type=int, default=2, metavar="N", help="retries with back-off on failure (default 2)"
+    )
+    p.add_argument(
+        "--retriever",
+        default=None,
+        metavar="SPEC",
+        help="retrieval for openai: systems (default builtin BM25)",
+    )
+    p.add_argument(
+        "--api-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="environment variable holding the API key for openai: (default OPENAI_API_KEY)",
+    )
+    p.add_argument(
+        "--dry-run", action="store_true", help="say how many calls and about how many prompt tokens, and stop"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -118,8 +139,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("testset", metavar="TESTSET")
     s.add_argument("--run", metavar="RUN", help="score this run file instead of running the system")
     add_run_options(s)
-    s.add_argument("--min", action="append", default=[], metavar="METRIC=VALUE",
-                   help="a bar, e.g. hit@5=0.8 or accuracy=0.7 (repeatable; adds to the test set's gates)")
+    s.add_argument(
+        "--min",
+        action="append",
+        default=[],
+        metavar="METRIC=VALUE",
+        help="a bar, e.g. hit@5=0.8 or accuracy=0.7 (repeatable; adds to the test set's gates)",
+    )
     s.add_argument("--junit", metavar="PATH", help="JUnit XML, one testcase per case")
     s.add_argument("--markdown", metavar="PATH", help="markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
     s.add_argument("--json", metavar="PATH", help="summary and bars as JSON")

@@ -1,4 +1,5 @@
 """Shared fixtures: a private cache dir, the repo root, and the CLI as a subprocess."""
+
 from __future__ import annotations
 
 import os
@@ -32,8 +33,13 @@ def run_cli(*args, cwd=None, env=None, input=None, timeout=120):
         e.update(env)
     return subprocess.run(
         [sys.executable, "-m", "ragtriage", *map(str, args)],
-        cwd=cwd or ROOT, env=e, input=input, capture_output=True, text=True,
-        encoding="utf-8", timeout=timeout,
+        cwd=cwd or ROOT,
+        env=e,
+        input=input,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
     )
 
 

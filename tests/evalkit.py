@@ -1,5 +1,6 @@
 """Helpers for the evaluation tests: a small Spanish test set on disk and real
 HTTP servers on 127.0.0.1 (ok, slow, failing, malformed, flaky, OpenAI-style)."""
+
 from __future__ import annotations
 
 import json
@@ -54,7 +55,8 @@ cases:
 def write_testset(dir: Path, yaml: str = YAML, chunks=CHUNKS, name: str = "shop.yaml") -> Path:
     dir.mkdir(parents=True, exist_ok=True)
     (dir / "shop.chunks.jsonl").write_text(
-        "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in chunks), encoding="utf-8")
+        "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in chunks), encoding="utf-8"
+    )
     p = dir / name
     p.write_text(yaml, encoding="utf-8")
     return p
@@ -62,8 +64,12 @@ def write_testset(dir: Path, yaml: str = YAML, chunks=CHUNKS, name: str = "shop.
 
 def answer_for(question: str) -> dict:
     """A deterministic fake RAG: finds the chunk by a keyword and quotes it."""
-    for kw, cid in (("oficina", "entrega-1"), ("devolver", "devolver-1"), ("dinero", "devolver-2"),
-                    ("garantía", "garantía-1")):
+    for kw, cid in (
+        ("oficina", "entrega-1"),
+        ("devolver", "devolver-1"),
+        ("dinero", "devolver-2"),
+        ("garantía", "garantía-1"),
+    ):
         if kw in question:
             text = next(c["text"] for c in CHUNKS if c["id"] == cid)
             return {"ranking": [cid, "entrega-2"], "scores": [2.0, 0.5], "answer": f"{text} [{cid}]"}
@@ -118,8 +124,10 @@ class _Handler(BaseHTTPRequestHandler):
             if srv.latency:
                 time.sleep(srv.latency)
             content = f"Según la fuente, sí. [{first}]" if first else "No lo sé."
-            body = {"choices": [{"message": {"role": "assistant", "content": content}}],
-                    "usage": {"prompt_tokens": 100 + len(user) // 100}}
+            body = {
+                "choices": [{"message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 100 + len(user) // 100},
+            }
             return self._send(200, json.dumps(body).encode())
         if path.startswith("/openai-bad/v1/chat/completions"):
             return self._send(200, b"<html>not json</html>", "text/html")
@@ -145,7 +153,9 @@ class Server:
         self.httpd.requests = []
         self.httpd.seen = {}
         self.httpd.latency = latency
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:

@@ -1,6 +1,7 @@
 """``ragtriage check TESTSET``: the CI gate. Exit 0 when every bar holds and no label
 is stale, 1 when one is missed (or labels are stale, or the run is incomplete), 2 on
 bad input."""
+
 from __future__ import annotations
 
 import sys
@@ -10,7 +11,13 @@ import orjson
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
 from ..core.gate import (
-    check_writable, collect_bars, judge, render_junit, render_markdown, render_text, write_report,
+    check_writable,
+    collect_bars,
+    judge,
+    render_junit,
+    render_markdown,
+    render_text,
+    write_report,
 )
 
 
@@ -36,19 +43,32 @@ def _read_run(path):
 def _make_run(args, doc):
     from ..core.evaluate import evaluate
 
-    return evaluate(doc, system=args.system, k=args.k, out=args.out, concurrency=args.concurrency,
-                    timeout=args.timeout, retries=args.retries, retriever=args.retriever,
-                    api_key_env=args.api_key_env, progress=sys.stderr.isatty())
+    return evaluate(
+        doc,
+        system=args.system,
+        k=args.k,
+        out=args.out,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        retries=args.retries,
+        retriever=args.retriever,
+        api_key_env=args.api_key_env,
+        progress=sys.stderr.isatty(),
+    )
 
 
 def _dry_run(args, doc) -> int:
     from ..core.evaluate import plan
 
     k = args.k or doc.settings.k
-    p = plan(doc, args.system, [k], timeout=args.timeout, retriever=args.retriever, api_key_env=args.api_key_env)
+    p = plan(
+        doc, args.system, [k], timeout=args.timeout, retriever=args.retriever, api_key_env=args.api_key_env
+    )
     where = "external calls" if p["external"] else "local answers"
-    print(f"dry run: {p['cases']} cases through {p['system']} at k={k}: {p['calls']} {where}, "
-          f"about {p['tokens']} prompt tokens (characters / 4); nothing was spent")
+    print(
+        f"dry run: {p['cases']} cases through {p['system']} at k={k}: {p['calls']} {where}, "
+        f"about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
+    )
     return 0
 
 
@@ -64,15 +84,25 @@ def main(args) -> int:
     doc = TestSetDocument.load(args.testset)
     bars = collect_bars(doc.settings.gates, args.min)
     if args.run and args.k is not None:
-        raise InputError(Problem("--k", None, "the run file fixes k; for a retrieval bar at another k "
-                                 "write it as METRIC@K, e.g. --min hit@5=0.9"))
+        raise InputError(
+            Problem(
+                "--k",
+                None,
+                "the run file fixes k; for a retrieval bar at another k "
+                "write it as METRIC@K, e.g. --min hit@5=0.9",
+            )
+        )
     if args.run and args.out:
-        raise InputError(Problem("--out", None, "keeps the run the check makes; with --run there is none to keep"))
+        raise InputError(
+            Problem("--out", None, "keeps the run the check makes; with --run there is none to keep")
+        )
     if args.run and args.system != "builtin":
         raise InputError(Problem("--system", None, "give either --run RUN or --system SPEC, not both"))
     if args.dry_run:
         if args.run:
-            raise InputError(Problem("--dry-run", None, "nothing to spend with --run: the run is already made"))
+            raise InputError(
+                Problem("--dry-run", None, "nothing to spend with --run: the run is already made")
+            )
         return _dry_run(args, doc)
     stale, note = _stale_entries(doc)
     chunk_text = None

@@ -1,4 +1,5 @@
 """``ragtriage diff RUN_A RUN_B``: which cases were fixed, regressed or changed, and metric deltas."""
+
 from __future__ import annotations
 
 import sys

@@ -1,6 +1,7 @@
 """``ragtriage edit TESTSET [--run RUN] [--corpus CHUNKS]``: the Textual app.
 
 Textual is imported here, never by the other commands."""
+
 from __future__ import annotations
 
 import sys

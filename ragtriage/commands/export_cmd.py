@@ -1,4 +1,5 @@
 """``ragtriage export TESTSET --format F [-o PATH]``: the test set in another tool's format."""
+
 from __future__ import annotations
 
 import sys
@@ -20,10 +21,15 @@ def main(args) -> int:
     if args.output:
         check_writable(args.output, "-o")
     if args.run and args.format != "trec":
-        raise InputError(Problem("--run", None, "only with --format trec (a TREC run file from the run's rankings)"))
+        raise InputError(
+            Problem("--run", None, "only with --format trec (a TREC run file from the run's rankings)")
+        )
     if args.run and not args.output:
-        raise InputError(Problem("--run", None, "needs -o PATH: the qrels go to PATH and the run beside it "
-                                 "(PATH with .run)"))
+        raise InputError(
+            Problem(
+                "--run", None, "needs -o PATH: the qrels go to PATH and the run beside it (PATH with .run)"
+            )
+        )
     doc = TestSetDocument.load(args.testset)
     run_text = None
     if args.run:
@@ -31,8 +37,9 @@ def main(args) -> int:
 
         run = load_run(args.run)
         known = {c.id for c in doc.cases}
-        run_text = export_trec_run([r for r in run.cases if r["id"] in known],
-                                   tag=str(run.meta.get("system") or "ragtriage"))
+        run_text = export_trec_run(
+            [r for r in run.cases if r["id"] in known], tag=str(run.meta.get("system") or "ragtriage")
+        )
     text, notes = export_testset(doc, args.format)
     for n in notes:
         print(f"note: {n}", file=sys.stderr)

@@ -1,6 +1,7 @@
 """``ragtriage import FILE --format F -o TESTSET.yaml``: a new commented test set from
 another tool's file, written through the test-set document, with a report of what
 could not be mapped."""
+
 from __future__ import annotations
 
 import os
@@ -10,7 +11,13 @@ from pathlib import Path
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
 from ..core.exchange import (
-    QUESTION_PLACEHOLDER, chunk_texts, clean_label, guess_language, import_comment, label_from_text, read_import,
+    QUESTION_PLACEHOLDER,
+    chunk_texts,
+    clean_label,
+    guess_language,
+    import_comment,
+    label_from_text,
+    read_import,
 )
 from ..core.text import fingerprint
 
@@ -18,7 +25,9 @@ from ..core.text import fingerprint
 def main(args) -> int:
     out = Path(args.output)
     if out.exists() and not args.force:
-        raise InputError(Problem(str(out), None, "already exists; not overwritten (choose another -o, or --force)"))
+        raise InputError(
+            Problem(str(out), None, "already exists; not overwritten (choose another -o, or --force)")
+        )
     if not out.parent.is_dir():
         raise InputError(Problem(str(out), None, f"folder {out.parent} does not exist", field="-o"))
     if out.suffix.lower() not in (".yaml", ".yml"):
@@ -35,25 +44,36 @@ def main(args) -> int:
     language = guess_language(c["question"] for c in imported.cases if c["question"] != QUESTION_PLACEHOLDER)
     if language is None:
         language = "en"
-        notes.append("language: en (could not tell from the questions): set `language:` if they are in another "
-                     "language (it picks the decline phrases and the number words)")
+        notes.append(
+            "language: en (could not tell from the questions): set `language:` if they are in another "
+            "language (it picks the decline phrases and the number words)"
+        )
     elif language != "en":
-        notes.append(f"language: {language}, guessed from the questions (it picks the decline phrases and the "
-                     "number words): check `language:`")
-    doc = TestSetDocument.create(out, corpus=rel_corpus, language=language,
-                                 comment=import_comment(args.file, args.format, notes))
+        notes.append(
+            f"language: {language}, guessed from the questions (it picks the decline phrases and the "
+            "number words): check `language:`"
+        )
+    doc = TestSetDocument.create(
+        out, corpus=rel_corpus, language=language, comment=import_comment(args.file, args.format, notes)
+    )
     with doc.batch():
         for fields in imported.cases:
             doc.add_case(**fields)
     expected = {cid for c in doc.cases for cid in c.expected}
-    labels = {cid: (label_from_text(v) if isinstance(v, str) else clean_label(v))
-              for cid, v in imported.labels.items() if cid in expected}
+    labels = {
+        cid: (label_from_text(v) if isinstance(v, str) else clean_label(v))
+        for cid, v in imported.labels.items()
+        if cid in expected
+    }
     if corpus is not None and labels:
         # a remembered text that is the corpus's own text gets the full label (doc, span,
         # when, corpus hash) from record_labels; a different one is kept, so `stale` flags it
         current, _ = chunk_texts(labels, {}, corpus)
-        labels = {cid: lab for cid, lab in labels.items()
-                  if cid not in current or lab.get("sha") != fingerprint(current[cid])}
+        labels = {
+            cid: lab
+            for cid, lab in labels.items()
+            if cid not in current or lab.get("sha") != fingerprint(current[cid])
+        }
     with doc.batch():
         for cid, data in labels.items():
             if data:
@@ -64,8 +84,10 @@ def main(args) -> int:
 
     drafts = sum(1 for c in doc.cases if c.unlabelled)
     unans = sum(1 for c in doc.cases if c.unanswerable)
-    print(f"{out}: {len(doc.cases)} case(s) imported from {args.file} ({args.format}); "
-          f"{drafts} draft(s), {unans} unanswerable, {kept + len(recorded)} label(s) recorded")
+    print(
+        f"{out}: {len(doc.cases)} case(s) imported from {args.file} ({args.format}); "
+        f"{drafts} draft(s), {unans} unanswerable, {kept + len(recorded)} label(s) recorded"
+    )
     for n in notes:
         print(f"  not mapped / to check: {n}", file=sys.stderr)
     return 0

@@ -1,5 +1,6 @@
 """``ragtriage run TESTSET``: ask every case, write the run file, print the summary
 and the per-case table (topic, rank, found, supported, correct, reason, why)."""
+
 from __future__ import annotations
 
 import sys
@@ -18,7 +19,9 @@ def default_out(testset: str) -> Path:
 
 
 def _width(s: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
+    return sum(
+        2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s
+    )
 
 
 def _cut(s: str, n: int) -> str:
@@ -33,7 +36,9 @@ def _cut(s: str, n: int) -> str:
     return out + "…"
 
 
-def table(headers: list[str], rows: list[list[str]], right: set[int] = frozenset(), limits: dict | None = None) -> str:
+def table(
+    headers: list[str], rows: list[list[str]], right: set[int] = frozenset(), limits: dict | None = None
+) -> str:
     limits = limits or {}
     rows = [[_cut(c, limits.get(i, 10**6)) for i, c in enumerate(r)] for r in rows]
     widths = [max([_width(h)] + [_width(r[i]) for r in rows]) for i, h in enumerate(headers)]
@@ -76,9 +81,11 @@ def summary_text(s: dict, meta: dict) -> str:
         ["unknown abstention", num(s["unknown_abstention"]), "unanswerable cases that declined"],
         ["prompt tokens", "—" if s["tokens"] is None else str(s["tokens"]), ""],
     ]
-    head = (f"{meta.get('testset')} · {meta.get('system')} · k={k} · {s['n']} cases"
-            + (f" · {s['errors']} errors" if s["errors"] else "")
-            + (f" · {s['unlabelled']} unlabelled" if s["unlabelled"] else ""))
+    head = (
+        f"{meta.get('testset')} · {meta.get('system')} · k={k} · {s['n']} cases"
+        + (f" · {s['errors']} errors" if s["errors"] else "")
+        + (f" · {s['unlabelled']} unlabelled" if s["unlabelled"] else "")
+    )
     reasons = " · ".join(f"{r} {c}" for r, c in s["reasons"].items()) or "—"
     return head + "\n\n" + table(["metric", "value", ""], rows, right={1}) + "\n\nreasons: " + reasons
 
@@ -92,7 +99,11 @@ def explain(c: dict, k: int | None = None) -> str:
     if reason == "retrieval-miss":
         missing = [e for e in exp if e not in (c.get("ranking") or [])[: k or 10**9]]
         where = f" (first at rank {c['rank']})" if c.get("rank") else ""
-        return f"{', '.join(missing) or ', '.join(exp)} not in the top {k}{where}" if k else "expected chunk not found"
+        return (
+            f"{', '.join(missing) or ', '.join(exp)} not in the top {k}{where}"
+            if k
+            else "expected chunk not found"
+        )
     if reason == "unlabelled":
         return "no expected chunk yet"
     if reason == "wrong-answer":
@@ -110,15 +121,30 @@ def cases_text(cases: list[dict], k: int | None = None) -> str:
         unans = c.get("unanswerable")
         rank = "—" if unans or not c.get("expected") else (str(c["rank"]) if c["rank"] else "not found")
         found = "—" if c.get("hit") is None else yes_no(c["hit"])
-        rows.append([c.get("topic") or c["id"], rank, found, yes_no(c.get("supported")),
-                     yes_no(c.get("correct")), c["reason"], explain(c, k)])
-    return table(["topic", "rank", "found", "supported", "correct", "reason", "why"], rows,
-                 limits={0: 28, 6: 60})
+        rows.append(
+            [
+                c.get("topic") or c["id"],
+                rank,
+                found,
+                yes_no(c.get("supported")),
+                yes_no(c.get("correct")),
+                c["reason"],
+                explain(c, k),
+            ]
+        )
+    return table(
+        ["topic", "rank", "found", "supported", "correct", "reason", "why"], rows, limits={0: 28, 6: 60}
+    )
 
 
 def run_options(args) -> dict:
-    return dict(concurrency=args.concurrency, timeout=args.timeout, retries=args.retries,
-                retriever=args.retriever, api_key_env=args.api_key_env)
+    return dict(
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        retries=args.retries,
+        retriever=args.retriever,
+        api_key_env=args.api_key_env,
+    )
 
 
 def print_warnings(warnings) -> None:
@@ -172,8 +198,10 @@ def main(args) -> int:
     if args.dry_run:
         p = plan(doc, args.system, [args.k or doc.settings.k], **run_options(args))
         where = "external calls" if p["external"] else "local answers"
-        print(f"dry run: {p['cases']} cases through {p['system']} at k={args.k or doc.settings.k}: "
-              f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent")
+        print(
+            f"dry run: {p['cases']} cases through {p['system']} at k={args.k or doc.settings.k}: "
+            f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
+        )
         return 0
     if args.resume and not args.out:
         raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
@@ -189,14 +217,25 @@ def main(args) -> int:
         check_writable(jp, "--json")  # not writable: say so now, not after the whole run
     progress = True  # a bar on a terminal, a few plain lines otherwise
     held: list = []
-    run = evaluate(doc, args.system, args.k, out=out, resume=args.resume, progress=progress, retain=held,
-                   **run_options(args))
+    run = evaluate(
+        doc,
+        args.system,
+        args.k,
+        out=out,
+        resume=args.resume,
+        progress=progress,
+        retain=held,
+        **run_options(args),
+    )
     if getattr(args, "exiting", False):
         leave_allocated(run, doc, held)
     print_warnings(run.warnings)
     if run.interrupted:
-        print(f"interrupted: {len(run.cases)} of {len(doc.cases)} cases kept in {out} (no summary yet); "
-              f"continue with: {resume_command(args, out, run.meta)}", file=sys.stderr)
+        print(
+            f"interrupted: {len(run.cases)} of {len(doc.cases)} cases kept in {out} (no summary yet); "
+            f"continue with: {resume_command(args, out, run.meta)}",
+            file=sys.stderr,
+        )
         return 130
     print(summary_text(run.summary, run.meta))
     if not args.quiet:
@@ -206,7 +245,9 @@ def main(args) -> int:
     if args.json:
         from ..core.gate import write_report
 
-        write_report(args.json, orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-                     .decode())  # atomic: never a half-written summary
+        write_report(
+            args.json,
+            orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode(),
+        )  # atomic: never a half-written summary
         print(f"summary: {args.json}")
     return 0

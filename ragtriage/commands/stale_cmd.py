@@ -6,13 +6,14 @@ one count line. ``--fix`` applies the automatic fixes through the test-set
 document (comments and untouched lines kept) and saves. Exit 0 when no stale
 label remains, 1 when some do, 2 on bad input.
 """
+
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
 
-BIG = 64 << 20   # a corpus this size or larger shows progress
+BIG = 64 << 20  # a corpus this size or larger shows progress
 
 
 def _progress(path: Path | None):
@@ -28,8 +29,14 @@ def _progress(path: Path | None):
         from rich.console import Console
         from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
 
-        bar = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
-                       console=Console(stderr=True), transient=True)
+        bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
         bar.start()
         tasks: dict[str, int] = {}
 
@@ -46,8 +53,11 @@ def _progress(path: Path | None):
         nxt = state["next"].get(phase, 0.1)
         if total and done / total >= nxt:
             what = "read" if phase == "scan" else "similar chunks: read"
-            print(f"stale: {what} {done >> 20} of {total >> 20} MB ({done * 100 // total}%)", file=sys.stderr,
-                  flush=True)
+            print(
+                f"stale: {what} {done >> 20} of {total >> 20} MB ({done * 100 // total}%)",
+                file=sys.stderr,
+                flush=True,
+            )
             state["next"][phase] = (int(done * 10 // total) + 1) / 10
 
     return plain, lambda: None
@@ -118,12 +128,18 @@ def main(args) -> int:
     if args.json:
         from ..core.gate import check_writable
 
-        check_writable(args.json, "--json")   # before reading a big corpus, not after
+        check_writable(args.json, "--json")  # before reading a big corpus, not after
     doc = TestSetDocument.load(args.testset)
     corpus = Path(args.corpus) if args.corpus else doc.corpus_path
     if corpus is None:
-        raise CorpusError(Problem(str(doc.path), None, "no chunks file: the test set has no `corpus:` "
-                                  "(give the new chunks with --corpus)", field="corpus"))
+        raise CorpusError(
+            Problem(
+                str(doc.path),
+                None,
+                "no chunks file: the test set has no `corpus:` (give the new chunks with --corpus)",
+                field="corpus",
+            )
+        )
     cb, close = _progress(corpus)
     try:
         report = staleness.check(doc, corpus, progress=cb)
@@ -134,8 +150,13 @@ def main(args) -> int:
     if args.fix:
         with doc.batch():
             fixed = report.apply_fixes(doc)
-            if args.corpus and doc.corpus_path is not None and corpus.resolve() != doc.corpus_path.resolve() \
-                    or args.corpus and doc.corpus_path is None:
+            if (
+                args.corpus
+                and doc.corpus_path is not None
+                and corpus.resolve() != doc.corpus_path.resolve()
+                or args.corpus
+                and doc.corpus_path is None
+            ):
                 # the labels now speak of the new chunking: so must the test set
                 moved_to = os.path.relpath(corpus.resolve(), doc.path.resolve().parent)
                 doc.update_settings(corpus=Path(moved_to).as_posix())

@@ -1,6 +1,7 @@
 """``ragtriage sweep TESTSET --k 1-4 [--threshold T,...]``: one row per setting with
 hit, supported, correct and prompt tokens; retrieval numbers for every k come
 from one stored ranking."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -31,10 +32,17 @@ def main(args) -> int:
             raise InputError(Problem(str(jp), None, "is a folder; give a file name", field="--json"))
     if args.dry_run:
         p = plan(doc, args.system, ks, **run_options(args))
-        print(f"dry run: {p['cases']} cases through {p['system']} at k={','.join(map(str, ks))}: "
-              f"at most {p['calls']} calls, about {p['tokens']} prompt tokens (characters / 4); nothing was spent")
-        print(table(["k", "calls", "≈ tokens"], [[str(r["k"]), str(r["calls"]), str(r["tokens"])] for r in p["rows"]],
-                    right={0, 1, 2}))
+        print(
+            f"dry run: {p['cases']} cases through {p['system']} at k={','.join(map(str, ks))}: "
+            f"at most {p['calls']} calls, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
+        )
+        print(
+            table(
+                ["k", "calls", "≈ tokens"],
+                [[str(r["k"]), str(r["calls"]), str(r["tokens"])] for r in p["rows"]],
+                right={0, 1, 2},
+            )
+        )
         return 0
     res = sweep(doc, args.system, ks, thresholds, progress=True, **run_options(args))
     show_t = any(t is not None for t in thresholds)
@@ -51,7 +59,11 @@ def main(args) -> int:
             cells.append("—" if r["threshold"] is None else f"{r['threshold']:g}")
         cells += [num(r["hit"]), num(r["recall"]), num(r["mrr"]), num(r["supported"]), num(r["correct"]), tok]
         rows.append(cells)
-    headers = ["k"] + (["threshold"] if show_t else []) + ["hit", "recall", "mrr", "supported", "correct", "prompt tokens"]
+    headers = (
+        ["k"]
+        + (["threshold"] if show_t else [])
+        + ["hit", "recall", "mrr", "supported", "correct", "prompt tokens"]
+    )
     print(f"{res['testset']} · {res['system']} · {res['n']} cases · {res['calls']} calls")
     print()
     print(table(headers, rows, right=set(range(len(headers)))))

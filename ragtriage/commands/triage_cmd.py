@@ -4,6 +4,7 @@ The test set is the one named in the run's meta line unless ``--testset`` is
 given. Bad input (no run file, not a run file, test set not found) is a located
 error and exit 2 before any screen opens. Textual is imported here only.
 """
+
 from __future__ import annotations
 
 import sys

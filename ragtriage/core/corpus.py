@@ -3,6 +3,7 @@
 ``id`` and ``text`` are required, ``id`` is unique; ``doc``/``start``/``end``
 are understood when present; every other field is kept in ``meta``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -155,7 +156,7 @@ class Corpus(Mapping):
         return f"Corpus({self.path!r}, {len(self)} chunks)"
 
     @classmethod
-    def from_chunks(cls, chunks, path=None) -> "Corpus":
+    def from_chunks(cls, chunks, path=None) -> Corpus:
         return cls({c.id: c for c in chunks}, path)
 
 

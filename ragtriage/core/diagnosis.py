@@ -3,6 +3,7 @@
 The order is a fixed convention for comparing runs, not proof of cause: a
 retrieval miss that was also answered wrongly is filed as ``retrieval-miss``.
 """
+
 from __future__ import annotations
 
 REASONS = (
@@ -20,13 +21,28 @@ PASSING = frozenset({"appropriate-abstention", "supported-correct"})
 NOT_SCORED = frozenset({"error", "unlabelled"})
 # Triage order: failures first in diagnosis order, then the passing reasons, then the unscored.
 TRIAGE_ORDER = (
-    "unanswerable-answered", "retrieval-miss", "unnecessary-abstention", "wrong-answer",
-    "unsupported-answer", "error", "unlabelled", "appropriate-abstention", "supported-correct",
+    "unanswerable-answered",
+    "retrieval-miss",
+    "unnecessary-abstention",
+    "wrong-answer",
+    "unsupported-answer",
+    "error",
+    "unlabelled",
+    "appropriate-abstention",
+    "supported-correct",
 )
 
 
-def diagnose(*, error: bool, unanswerable: bool, unlabelled: bool, hit: bool | None,
-             abstained: bool, correct: bool, supported: bool) -> str:
+def diagnose(
+    *,
+    error: bool,
+    unanswerable: bool,
+    unlabelled: bool,
+    hit: bool | None,
+    abstained: bool,
+    correct: bool,
+    supported: bool,
+) -> str:
     """The one reason for a case."""
     if error:
         return "error"

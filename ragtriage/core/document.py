@@ -21,6 +21,7 @@ files; libyaml's composer with exact offsets plus splicing opens 10k cases in a
 fraction of that and saves in milliseconds. Reopening an unchanged file reads a
 cache of the parsed pieces keyed by the file's content hash.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -50,7 +51,7 @@ TEXT_FIELDS = {"id", "question", "topic", "answer", "notes", "expect"}
 BOOL_FIELDS = {"unanswerable"}
 UNDO_LIMIT = 200
 BIG = 20_000  # cases; above this the reopen cache is written later (flush_cache / at exit)
-_PENDING: "weakref.WeakSet[TestSetDocument]" = weakref.WeakSet()
+_PENDING: weakref.WeakSet[TestSetDocument] = weakref.WeakSet()
 
 
 @atexit.register
@@ -60,6 +61,7 @@ def _flush_pending_caches() -> None:
             doc.flush_cache()
         except Exception:  # a cache is a convenience; never fail an exit over it
             pass
+
 
 _MESSAGES = {
     "missing": "is required",
@@ -148,8 +150,11 @@ def _trusted_maker(model):
     required field, a default that is not immutable)."""
     construct = model.model_construct
     fields = model.__pydantic_fields__
-    plain = (not model.__pydantic_post_init__ and model.model_config.get("extra") != "allow"
-             and all(f.alias is None and f.validation_alias is None for f in fields.values()))
+    plain = (
+        not model.__pydantic_post_init__
+        and model.model_config.get("extra") != "allow"
+        and all(f.alias is None and f.validation_alias is None for f in fields.values())
+    )
     template: dict = {}
     required = set()
     for name, f in fields.items():
@@ -264,7 +269,7 @@ class TestSetDocument:
         self._dirty_memo = (-1, True)
 
     @classmethod
-    def load(cls, path, *, use_cache: bool = True) -> "TestSetDocument":
+    def load(cls, path, *, use_cache: bool = True) -> TestSetDocument:
         path = Path(path)
         name = str(path)
         try:
@@ -276,11 +281,14 @@ class TestSetDocument:
         if not path.is_file():
             raise TestSetError(Problem(name, None, "is not a file"))
         if st.st_size > MAX_BYTES:
-            raise TestSetError(Problem(
-                name, None,
-                f"file is {st.st_size / 1e6:.0f} MB; test sets are limited to {MAX_BYTES // (1024 * 1024)} MiB "
-                "(about 200,000 cases; raise RAGTRIAGE_MAX_TESTSET_MB if you really mean it)",
-            ))
+            raise TestSetError(
+                Problem(
+                    name,
+                    None,
+                    f"file is {st.st_size / 1e6:.0f} MB; test sets are limited to {MAX_BYTES // (1024 * 1024)} MiB "
+                    "(about 200,000 cases; raise RAGTRIAGE_MAX_TESTSET_MB if you really mean it)",
+                )
+            )
         raw = path.read_bytes()
         digest = hashlib.blake2b(raw, digest_size=16).hexdigest()
         doc = None
@@ -301,14 +309,15 @@ class TestSetDocument:
         return doc
 
     @classmethod
-    def from_text(cls, text: str, path="<text>") -> "TestSetDocument":
+    def from_text(cls, text: str, path="<text>") -> TestSetDocument:
         doc = cls(Path(path), text)
         doc._parse(text)
         return doc
 
     @classmethod
-    def create(cls, path, *, corpus=None, language: str = "en", k: int = 3, comment: str | None = None,
-               decline=None) -> "TestSetDocument":
+    def create(
+        cls, path, *, corpus=None, language: str = "en", k: int = 3, comment: str | None = None, decline=None
+    ) -> TestSetDocument:
         """A new, empty test set (not yet written; call :meth:`save`)."""
         lines = []
         for ln in (comment or "").splitlines():
@@ -364,13 +373,17 @@ class TestSetDocument:
 
     def _yaml_problem(self, e, text: str) -> Problem:
         mark = e.problem_mark or e.context_mark
-        if e.context_mark is not None and e.problem_mark is not None and e.problem_mark.index >= len(text.rstrip()):
+        if (
+            e.context_mark is not None
+            and e.problem_mark is not None
+            and e.problem_mark.index >= len(text.rstrip())
+        ):
             mark = e.context_mark  # ran off the end: point at what was left open
         line = mark.line + 1 if mark else None
         msg = (e.problem or "not valid YAML").strip()
         if mark is not None and 0 <= mark.index < len(text):
             ls = _line_start(text, mark.index)
-            lead = text[ls: text.find("\n", ls) if text.find("\n", ls) >= 0 else len(text)]
+            lead = text[ls : text.find("\n", ls) if text.find("\n", ls) >= 0 else len(text)]
             if "\t" in lead[: len(lead) - len(lead.lstrip(" \t"))] or text[mark.index] == "\t":
                 msg = "tab in indentation (YAML allows only spaces; replace the tab with spaces)"
         if "expected a single document" in msg or "but found another document" in msg:
@@ -393,9 +406,14 @@ class TestSetDocument:
             # find where: walk for the first bad node
             raise TestSetError(self._tag_problem(root, tag))
         if not isinstance(root, yt.MappingNode):
-            raise TestSetError(Problem(name, root.start_mark.line + 1,
-                                       "a test set is a mapping with `version`, `cases`, … (found a "
-                                       f"{'list' if isinstance(root, yt.SequenceNode) else 'single value'})"))
+            raise TestSetError(
+                Problem(
+                    name,
+                    root.start_mark.line + 1,
+                    "a test set is a mapping with `version`, `cases`, … (found a "
+                    f"{'list' if isinstance(root, yt.SequenceNode) else 'single value'})",
+                )
+            )
         seen: dict[str, int] = {}
         nodes: dict[str, tuple] = {}
         for k, v in root.value:
@@ -444,8 +462,9 @@ class TestSetDocument:
         if "cases" in nodes:
             self._read_cases(text, *nodes["cases"], problems)
         else:
-            problems.append(Problem(name, None, "no `cases:` list (add `cases:` with at least one case)",
-                                    field="cases"))
+            problems.append(
+                Problem(name, None, "no `cases:` list (add `cases:` with at least one case)", field="cases")
+            )
         if "labels" in nodes:
             self._read_labels(text, *nodes["labels"], problems)
         if problems:
@@ -474,8 +493,11 @@ class TestSetDocument:
         while stack:
             n = stack.pop()
             if n.tag.replace("tag:yaml.org,2002:", "!!") == tag:
-                return Problem(str(self.path), n.start_mark.line + 1,
-                               f"tag {tag} is not allowed (a test set holds plain data only)")
+                return Problem(
+                    str(self.path),
+                    n.start_mark.line + 1,
+                    f"tag {tag} is not allowed (a test set holds plain data only)",
+                )
             if isinstance(n, yt.SequenceNode):
                 stack.extend(n.value)
             elif isinstance(n, yt.MappingNode):
@@ -509,7 +531,7 @@ class TestSetDocument:
         col = first_col
         n = len(entries)
         bodies = []
-        for i, (start, cend, key, data, line) in enumerate(entries):
+        for i, (start, cend, _key, _data, _line) in enumerate(entries):
             bstart = _line_start(text, start)
             bend = _line_end(text, cend)
             limit = _line_start(text, entries[i + 1][0]) if i + 1 < n else len(text)
@@ -540,7 +562,7 @@ class TestSetDocument:
         coll.items = []
         coll.gaps = []
         prev_end = bodies[0][0]
-        for (s, e), (start, cend, key, data, line) in zip(bodies, entries):
+        for (s, e), (_start, _cend, key, data, line) in zip(bodies, entries):
             coll.gaps.append(text[prev_end:s])
             coll.items.append(_Item(text[s:e], key, data, line=line))
             prev_end = e
@@ -553,15 +575,26 @@ class TestSetDocument:
         if isinstance(vn, yt.ScalarNode) and yt.plain_text(vn) is None:
             return
         if not isinstance(vn, yt.SequenceNode):
-            problems.append(Problem(name, vn.start_mark.line + 1, "must be a list of cases (each starting with `- id:`)",
-                                    field="cases"))
+            problems.append(
+                Problem(
+                    name,
+                    vn.start_mark.line + 1,
+                    "must be a list of cases (each starting with `- id:`)",
+                    field="cases",
+                )
+            )
             return
         if not vn.value:
             return
         if vn.flow_style:
-            problems.append(Problem(name, vn.start_mark.line + 1,
-                                    "write cases as a block list (one `- id: …` entry per case), not [ … ]",
-                                    field="cases"))
+            problems.append(
+                Problem(
+                    name,
+                    vn.start_mark.line + 1,
+                    "write cases as a block list (one `- id: …` entry per case), not [ … ]",
+                    field="cases",
+                )
+            )
             return
         entries = []
         first_lines: dict[str, int] = {}
@@ -570,20 +603,36 @@ class TestSetDocument:
         for item in vn.value:
             line = item.start_mark.line + 1
             if not isinstance(item, yt.MappingNode):
-                problems.append(Problem(name, line, "each case must be a mapping with at least `id` and `question`"))
+                problems.append(
+                    Problem(name, line, "each case must be a mapping with at least `id` and `question`")
+                )
                 continue
             data, fields, probs = self._read_case_node(item, name)
             cid = data.get("id")
             problems.extend(probs)
             if isinstance(cid, str):
                 if cid in first_lines:
-                    problems.append(Problem(name, line, f"duplicate id (first at line {first_lines[cid]})",
-                                            case=cid, field="id"))
+                    problems.append(
+                        Problem(
+                            name,
+                            line,
+                            f"duplicate id (first at line {first_lines[cid]})",
+                            case=cid,
+                            field="id",
+                        )
+                    )
                 else:
                     first_lines[cid] = line
             dash = _find_dash(text, item.start_mark.index)
-            entries.append((dash, _content_end(text, item), cid if isinstance(cid, str) else f"#{len(entries)}",
-                            data, line))
+            entries.append(
+                (
+                    dash,
+                    _content_end(text, item),
+                    cid if isinstance(cid, str) else f"#{len(entries)}",
+                    data,
+                    line,
+                )
+            )
             raws.append((data, fields, line))
             for f in ("expected", "must_contain", "tags"):
                 if f in fields and isinstance(fields[f][1], yt.SequenceNode) and fields[f][1].value:
@@ -619,12 +668,21 @@ class TestSetDocument:
                 probs.append(Problem(name, line, "keys must be plain names", case=cid))
                 continue
             if key in fields:
-                probs.append(Problem(name, line, f"duplicate key (first at line {fields[key][0].start_mark.line + 1})",
-                                     case=cid, field=key))
+                probs.append(
+                    Problem(
+                        name,
+                        line,
+                        f"duplicate key (first at line {fields[key][0].start_mark.line + 1})",
+                        case=cid,
+                        field=key,
+                    )
+                )
                 continue
             fields[key] = (k, v)
             if key not in CASE_FIELDS:
-                probs.append(Problem(name, line, "unknown key" + _suggest(key, CASE_FIELDS), case=cid, field=key))
+                probs.append(
+                    Problem(name, line, "unknown key" + _suggest(key, CASE_FIELDS), case=cid, field=key)
+                )
                 continue
             val, err = self._case_value(key, v)
             if err:
@@ -684,13 +742,18 @@ class TestSetDocument:
         if isinstance(vn, yt.ScalarNode) and yt.plain_text(vn) is None:
             return
         if not isinstance(vn, yt.MappingNode):
-            problems.append(Problem(name, vn.start_mark.line + 1, "must be a mapping of chunk id to label",
-                                    field="labels"))
+            problems.append(
+                Problem(
+                    name, vn.start_mark.line + 1, "must be a mapping of chunk id to label", field="labels"
+                )
+            )
             return
         if not vn.value:
             return
         if vn.flow_style:
-            problems.append(Problem(name, vn.start_mark.line + 1, "write labels as a block mapping", field="labels"))
+            problems.append(
+                Problem(name, vn.start_mark.line + 1, "write labels as a block mapping", field="labels")
+            )
             return
         entries = []
         models = []
@@ -702,25 +765,38 @@ class TestSetDocument:
                 problems.append(Problem(name, line, "a label's key must be a chunk id", field="labels"))
                 continue
             if cid in seen:
-                problems.append(Problem(name, line, f"duplicate label {cid!r} (first at line {seen[cid]})",
-                                        field="labels"))
+                problems.append(
+                    Problem(
+                        name, line, f"duplicate label {cid!r} (first at line {seen[cid]})", field="labels"
+                    )
+                )
                 continue
             seen[cid] = line
             if not isinstance(v, yt.MappingNode):
-                problems.append(Problem(name, line, f"label {cid!r}: must be a mapping (sha, text, …)",
-                                        field="labels"))
+                problems.append(
+                    Problem(name, line, f"label {cid!r}: must be a mapping (sha, text, …)", field="labels")
+                )
                 continue
             data = {}
             for fk, fv in v.value:
                 if isinstance(fv, yt.ScalarNode):
-                    data[fk.value] = yt.plain_text(fv) if fk.value in ("sha", "text", "doc", "when", "corpus") \
+                    data[fk.value] = (
+                        yt.plain_text(fv)
+                        if fk.value in ("sha", "text", "doc", "when", "corpus")
                         else yt.scalar_value(fv)
+                    )
             try:
                 model = Label.model_validate(data)
             except ValidationError as e:
                 for err in e.errors():
-                    problems.append(Problem(name, line, f"label {cid!r}: {_msg(err)}",
-                                            field=f"labels.{err['loc'][0] if err['loc'] else ''}"))
+                    problems.append(
+                        Problem(
+                            name,
+                            line,
+                            f"label {cid!r}: {_msg(err)}",
+                            field=f"labels.{err['loc'][0] if err['loc'] else ''}",
+                        )
+                    )
                 continue
             entries.append((k.start_mark.index, _content_end(text, v), cid, data, line))
             models.append(model)
@@ -730,7 +806,9 @@ class TestSetDocument:
         first_k = vn.value[0][0]
         coll.col = first_k.start_mark.column
         fv = vn.value[0][1]
-        coll.key_col = fv.value[0][0].start_mark.column if isinstance(fv, yt.MappingNode) and fv.value else coll.col + 2
+        coll.key_col = (
+            fv.value[0][0].start_mark.column if isinstance(fv, yt.MappingNode) and fv.value else coll.col + 2
+        )
         self._entries(text, coll, entries, coll.col, _line_end(text, kn.start_mark.index))
         for it, m in zip(coll.items, models):
             it.model = m
@@ -748,7 +826,7 @@ class TestSetDocument:
             size = len(reg) if isinstance(reg, str) else len(reg.text())
             if isinstance(reg, str) and acc <= pos < acc + size:
                 le = _line_end(reg, pos - acc)
-                self._regions[ri: ri + 1] = [reg[:le], coll, reg[le:]]
+                self._regions[ri : ri + 1] = [reg[:le], coll, reg[le:]]
                 return
             acc += size
         coll.missing = True  # pragma: no cover - the key is always found
@@ -778,10 +856,27 @@ class TestSetDocument:
                 if isinstance(reg, str):
                     regions.append(reg)
                 else:
-                    regions.append((reg.name, reg.col, reg.key_col, reg.missing,
-                                    tuple(reg.gaps), tuple((it.text, it.key, it.data, it.line) for it in reg.items)))
-            blob = marshal.dumps((CACHE_FORMAT, str(self.path.resolve()), self._bom, self._crlf, self._raw_settings,
-                                  self._list_style, regions))
+                    regions.append(
+                        (
+                            reg.name,
+                            reg.col,
+                            reg.key_col,
+                            reg.missing,
+                            tuple(reg.gaps),
+                            tuple((it.text, it.key, it.data, it.line) for it in reg.items),
+                        )
+                    )
+            blob = marshal.dumps(
+                (
+                    CACHE_FORMAT,
+                    str(self.path.resolve()),
+                    self._bom,
+                    self._crlf,
+                    self._raw_settings,
+                    self._list_style,
+                    regions,
+                )
+            )
             d = cache_dir()
             d.mkdir(parents=True, exist_ok=True)
             tmp = d / f".{digest}.{os.getpid()}.tmp"
@@ -900,7 +995,9 @@ class TestSetDocument:
     @property
     def content_hash(self) -> str:
         """Hash of the test set's content as it is now (12 hex digits)."""
-        text = self._orig_text if not self.dirty else self._join()  # not dirty: the text is the one loaded/saved
+        text = (
+            self._orig_text if not self.dirty else self._join()
+        )  # not dirty: the text is the one loaded/saved
         return hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
 
     def case_line(self, case_id: str) -> int:
@@ -965,8 +1062,9 @@ class TestSetDocument:
         try:
             settings = Settings.model_validate(raw)
         except ValidationError as e:
-            raise TestSetError([Problem(str(self.path), None, _msg(err), field=str(err["loc"][0]))
-                                for err in e.errors()]) from None
+            raise TestSetError(
+                [Problem(str(self.path), None, _msg(err), field=str(err["loc"][0])) for err in e.errors()]
+            ) from None
         regions = list(self._regions)
         for key, value in values.items():
             pat = re.compile(r"^" + key + r"[ \t]*:(?P<val>[ \t]*[^#\n]*?)(?P<rest>[ \t]+#[^\n]*)?$", re.M)
@@ -978,10 +1076,10 @@ class TestSetDocument:
                 if not m:
                     continue
                 if value is None:
-                    regions[ri] = reg[: m.start()] + reg[_line_end(reg, m.start()):]
+                    regions[ri] = reg[: m.start()] + reg[_line_end(reg, m.start()) :]
                 else:
                     rendered = " " + yt.render_scalar(value)
-                    regions[ri] = reg[: m.start("val")] + rendered + reg[m.end("val"):]
+                    regions[ri] = reg[: m.start("val")] + rendered + reg[m.end("val") :]
                 done = True
                 break
             if done or value is None:
@@ -992,7 +1090,7 @@ class TestSetDocument:
                 if isinstance(reg, str):
                     m = cases_pat.search(reg)
                     if m:
-                        regions[ri] = reg[: m.start()] + line + reg[m.start():]
+                        regions[ri] = reg[: m.start()] + line + reg[m.start() :]
                         break
         self._push_undo()
         self._regions = regions
@@ -1088,7 +1186,11 @@ class TestSetDocument:
         except ValidationError as e:
             probs = []
             for err in e.errors():
-                field = str(err["loc"][0]) if err["loc"] else ("unanswerable" if "unanswerable" in err["msg"] else None)
+                field = (
+                    str(err["loc"][0])
+                    if err["loc"]
+                    else ("unanswerable" if "unanswerable" in err["msg"] else None)
+                )
                 probs.append(Problem(str(self.path), line, _msg(err), case=case_id, field=field))
             raise TestSetError(probs) from None
 
@@ -1115,7 +1217,9 @@ class TestSetDocument:
             self._validated(data, case_id)
             new_id = data.get("id")
             if new_id != case_id and new_id in self._index:
-                return [Problem(str(self.path), None, f"id {new_id!r} is already used", case=case_id, field="id")]
+                return [
+                    Problem(str(self.path), None, f"id {new_id!r} is already used", case=case_id, field="id")
+                ]
         except TestSetError as e:
             return e.problems
         return []
@@ -1289,8 +1393,15 @@ class TestSetDocument:
                 ch = found.get(cid)
                 if ch is None:
                     continue
-                lab = {"sha": fingerprint(ch.text), "text": ch.text, "doc": ch.doc, "start": ch.start,
-                       "end": ch.end, "when": when, "corpus": corpus_hash}
+                lab = {
+                    "sha": fingerprint(ch.text),
+                    "text": ch.text,
+                    "doc": ch.doc,
+                    "start": ch.start,
+                    "end": ch.end,
+                    "when": when,
+                    "corpus": corpus_hash,
+                }
                 self.set_label(cid, lab)
                 recorded.append(cid)
             for cid in removed:
@@ -1363,8 +1474,11 @@ class TestSetDocument:
             add = "" if before.endswith("\n") or not before else "\n"
             if before and not before.endswith("\n\n"):
                 add += "\n"
-            note = "   # maintained by ragtriage: what each labelled chunk said when labelled" \
-                if coll.name == "labels" else ""
+            note = (
+                "   # maintained by ragtriage: what each labelled chunk said when labelled"
+                if coll.name == "labels"
+                else ""
+            )
             self._regions[ri - 1] += add + f"{coll.name}:{note}\n"
             coll.missing = False
             return
@@ -1387,7 +1501,9 @@ class TestSetDocument:
 
     # ------------------------------------------------------------ rendering
 
-    def _value_text(self, key: str, value, key_col: int, *, style=None, block_list: bool | None = None) -> str:
+    def _value_text(
+        self, key: str, value, key_col: int, *, style=None, block_list: bool | None = None
+    ) -> str:
         """Text after ``key:`` for a new key line (starts with a space or a newline)."""
         if key in LIST_FIELDS:
             use_block = self._list_style == "block" if block_list is None else block_list
@@ -1443,7 +1559,7 @@ class TestSetDocument:
                 kn, vn = fields[key]
                 pos = keys_in_order.index(key)
                 ls = _line_start(text, kn.start_mark.index)
-                if text[ls: kn.start_mark.index].strip() == "-":
+                if text[ls : kn.start_mark.index].strip() == "-":
                     # first key on the dash line: pull the next key up onto it
                     nxt = fields[keys_in_order[pos + 1]][0] if pos + 1 < len(keys_in_order) else None
                     if nxt is None:
@@ -1484,13 +1600,16 @@ class TestSetDocument:
             if key in LIST_FIELDS:  # was null
                 return (start, _content_end(text, vn), yt.render_flow_list(list(new)))
             end = _content_end(text, vn) if vn.style in ("|", ">") else vn.end_mark.index
-            if yt.is_plain(vn) and vn.value == "" :
+            if yt.is_plain(vn) and vn.value == "":
                 # `key:` with nothing after it
                 colon = text.find(":", kn.end_mark.index)
                 return (colon + 1, colon + 1, self._value_text(key, new, kn.start_mark.column))
             if vn.style in ("|", ">") and isinstance(new, str):
                 first_content = _line_end(text, start)
-                ind = _indent_of(text[first_content:_line_end(text, first_content)]) or kn.start_mark.column + 2
+                ind = (
+                    _indent_of(text[first_content : _line_end(text, first_content)])
+                    or kn.start_mark.column + 2
+                )
                 blk = yt.render_block_scalar(new, ind, vn.style)
                 if blk is not None:
                     return (start, end, blk)
@@ -1501,9 +1620,9 @@ class TestSetDocument:
                     return (start, end, blk)
             return (start, end, yt.render_scalar(new, "" if yt.is_plain(vn) else vn.style))
         # lists
-        old_items = [(yt.plain_text(it), text[it.start_mark.index: it.end_mark.index]) for it in vn.value]
+        old_items = [(yt.plain_text(it), text[it.start_mark.index : it.end_mark.index]) for it in vn.value]
         if vn.flow_style:
-            spaced = text[start + 1: start + 2] == " " and len(vn.value) > 0
+            spaced = text[start + 1 : start + 2] == " " and len(vn.value) > 0
             return (start, vn.end_mark.index, yt.render_flow_list(list(new), old_items, spaced))
         # block list: keep unchanged items' whole lines (with their comments)
         colon = text.find(":", kn.end_mark.index)
@@ -1517,7 +1636,7 @@ class TestSetDocument:
         for it in vn.value:
             d = _find_dash(text, it.start_mark.index)
             line_end = text.find("\n", it.end_mark.index)
-            src = text[d: len(text) if line_end < 0 else line_end]
+            src = text[d : len(text) if line_end < 0 else line_end]
             pool.setdefault(yt.plain_text(it), []).append(src)
         lines = []
         for v in new:
@@ -1537,11 +1656,16 @@ class TestSetDocument:
                 raise RuntimeError(f"ragtriage bug: rendered case is not one entry:\n{item.text}")
             data, _f, probs = self._read_case_node(node, str(self.path))
             if probs or data != item.data:
-                raise RuntimeError(f"ragtriage bug: rendered case reads back differently:\n{item.text}\n"
-                                   f"{data} != {item.data}")
+                raise RuntimeError(
+                    f"ragtriage bug: rendered case reads back differently:\n{item.text}\n"
+                    f"{data} != {item.data}"
+                )
         else:
-            ok = isinstance(root, yt.MappingNode) and len(root.value) == 1 \
+            ok = (
+                isinstance(root, yt.MappingNode)
+                and len(root.value) == 1
                 and yt.plain_text(root.value[0][0]) == item.key
+            )
             if not ok:
                 raise RuntimeError(f"ragtriage bug: rendered label is not one entry:\n{item.text}")
 
@@ -1557,8 +1681,15 @@ class TestSetDocument:
             text = "\ufeff" + text
         return text.encode("utf-8")
 
-    def save(self, path=None, *, force: bool = False, corpus=None, record_labels: bool = True,
-             write_cache: bool | None = None) -> bool:
+    def save(
+        self,
+        path=None,
+        *,
+        force: bool = False,
+        corpus=None,
+        record_labels: bool = True,
+        write_cache: bool | None = None,
+    ) -> bool:
         """Write the test set atomically. Returns False when nothing needed writing.
 
         Labels are recorded for newly expected chunks (from ``corpus`` or the test
@@ -1624,6 +1755,6 @@ class TestSetDocument:
         if self.changed_on_disk():
             raise ConflictError(str(self.path))
 
-    def reload(self) -> "TestSetDocument":
+    def reload(self) -> TestSetDocument:
         """A fresh document from disk (the current one is left as it is)."""
         return type(self).load(self.path)

@@ -3,6 +3,7 @@
 Every reader reports bad input as a list of :class:`Problem` — file, line, case,
 field and a message written for a person — never as a traceback.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -64,6 +65,5 @@ class ConflictError(Exception):
     def __init__(self, path: str):
         self.path = path
         super().__init__(
-            f"{path}: changed on disk since it was opened; not overwritten "
-            "(reload it, or save elsewhere)"
+            f"{path}: changed on disk since it was opened; not overwritten (reload it, or save elsewhere)"
         )

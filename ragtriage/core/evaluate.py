@@ -4,6 +4,7 @@
 :func:`evaluate`; ``ragtriage run`` and ``ragtriage sweep`` are thin layers
 over :func:`evaluate`, :func:`plan` and :func:`sweep`.
 """
+
 from __future__ import annotations
 
 import threading
@@ -74,11 +75,26 @@ def open_system(doc, system: str, *, corpus=None, **options):
     return ctx, make_system(system, ctx, **options)
 
 
-def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None, resume: bool = False,
-             concurrency: int = 8, timeout: float = 60.0, retries: int = 2, backoff: float = BACKOFF,
-             retriever: str | None = None, api_key_env: str = "OPENAI_API_KEY", progress: bool = False,
-             cancel: threading.Event | None = None, corpus=None, ids=None, on_record=None,
-             retain: list | None = None) -> Run:
+def evaluate(
+    testset,
+    system: str = "builtin",
+    k: int | None = None,
+    *,
+    out=None,
+    resume: bool = False,
+    concurrency: int = 8,
+    timeout: float = 60.0,
+    retries: int = 2,
+    backoff: float = BACKOFF,
+    retriever: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    progress: bool = False,
+    cancel: threading.Event | None = None,
+    corpus=None,
+    ids=None,
+    on_record=None,
+    retain: list | None = None,
+) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
 
@@ -95,17 +111,50 @@ def evaluate(testset, system: str = "builtin", k: int | None = None, *, out=None
     was = gc.isenabled()
     gc.disable()  # hundreds of thousands of small records: the cyclic GC would dominate
     try:
-        return _evaluate(testset, system, k, out=out, resume=resume, concurrency=concurrency, timeout=timeout,
-                         retries=retries, backoff=backoff, retriever=retriever, api_key_env=api_key_env,
-                         progress=progress, cancel=cancel, corpus=corpus, ids=ids, on_record=on_record,
-                         retain=retain)
+        return _evaluate(
+            testset,
+            system,
+            k,
+            out=out,
+            resume=resume,
+            concurrency=concurrency,
+            timeout=timeout,
+            retries=retries,
+            backoff=backoff,
+            retriever=retriever,
+            api_key_env=api_key_env,
+            progress=progress,
+            cancel=cancel,
+            corpus=corpus,
+            ids=ids,
+            on_record=on_record,
+            retain=retain,
+        )
     finally:
         if was:
             gc.enable()
 
 
-def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries, backoff, retriever,
-              api_key_env, progress, cancel, corpus, ids, on_record, retain=None) -> Run:
+def _evaluate(
+    testset,
+    system,
+    k,
+    *,
+    out,
+    resume,
+    concurrency,
+    timeout,
+    retries,
+    backoff,
+    retriever,
+    api_key_env,
+    progress,
+    cancel,
+    corpus,
+    ids,
+    on_record,
+    retain=None,
+) -> Run:
     from .runner import Progress
 
     doc = load_testset(testset)
@@ -116,8 +165,15 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
         raise InputError(Problem("--timeout", None, "must be more than 0 seconds"))
     if retries < 0:
         raise InputError(Problem("--retries", None, "must be 0 or more"))
-    ctx, sys_ = open_system(doc, system, corpus=corpus, timeout=timeout, retriever=retriever,
-                            api_key_env=api_key_env, concurrency=concurrency)
+    ctx, sys_ = open_system(
+        doc,
+        system,
+        corpus=corpus,
+        timeout=timeout,
+        retriever=retriever,
+        api_key_env=api_key_env,
+        concurrency=concurrency,
+    )
     if retain is not None:
         retain.append((ctx, sys_))
     warnings = list(getattr(sys_, "warnings", []))
@@ -128,9 +184,14 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
     order = {c.id: i for i, c in enumerate(cases)}
     settings = doc.settings
     spec = sys_.spec
-    meta = make_meta(testset=str(doc.path), testset_hash=_content_hash(doc), system=spec, k=k,
-                     version=_version(),
-                     corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None)
+    meta = make_meta(
+        testset=str(doc.path),
+        testset_hash=_content_hash(doc),
+        system=spec,
+        k=k,
+        version=_version(),
+        corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None,
+    )
     records: dict[str, dict] = {}
     keep: list[dict] | None = None
     if resume:
@@ -141,12 +202,23 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
             warnings.extend(prev.warnings)
             pm = prev.meta
             if pm.get("system") != spec or pm.get("k") != k:
-                raise InputError(Problem(str(out), 1,
-                                         f"was made with --system {pm.get('system')} --k {pm.get('k')}, not "
-                                         f"{spec} --k {k}: resume with the same options, or choose another --out"))
+                raise InputError(
+                    Problem(
+                        str(out),
+                        1,
+                        f"was made with --system {pm.get('system')} --k {pm.get('k')}, not "
+                        f"{spec} --k {k}: resume with the same options, or choose another --out",
+                    )
+                )
             if pm.get("testset_hash") and meta["testset_hash"] and pm["testset_hash"] != meta["testset_hash"]:
-                warnings.append(Problem(str(out), 1, "the test set changed since this run started; "
-                                        "kept cases are rescored against it", severity="warning"))
+                warnings.append(
+                    Problem(
+                        str(out),
+                        1,
+                        "the test set changed since this run started; kept cases are rescored against it",
+                        severity="warning",
+                    )
+                )
             meta["started"] = pm.get("started", meta["started"])
             meta["resumed"] = utc_now()
             keep = []
@@ -163,19 +235,27 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
     writer = None
     if out is not None:
         if Path(out).is_dir():
-            raise InputError(Problem(str(out), None, "is a folder; give a file name for the run, e.g. runs/run.jsonl",
-                                     field="--out"))
+            raise InputError(
+                Problem(
+                    str(out),
+                    None,
+                    "is a folder; give a file name for the run, e.g. runs/run.jsonl",
+                    field="--out",
+                )
+            )
         try:
             writer = RunWriter(out, meta, keep if resume else None)
         except OSError as e:
-            raise InputError(Problem(str(out), None, f"cannot write the run file: {e.strerror or e}",
-                                     field="--out")) from None
+            raise InputError(
+                Problem(str(out), None, f"cannot write the run file: {e.strerror or e}", field="--out")
+            ) from None
     chunk_text = ctx.chunk_text
     interrupted = False
     asked = 0
     local = hasattr(sys_, "ask_sync")
     try:
         with Progress(len(todo), enabled=progress) as bar:
+
             def on_done(case, res):
                 rec = make_record(case, res, k, chunk_text, settings)
                 records[case.id] = rec
@@ -186,8 +266,17 @@ def _evaluate(testset, system, k, *, out, resume, concurrency, timeout, retries,
                 bar.advance()
 
             try:
-                asked = run_cases(sys_, todo, k, on_done, concurrency=concurrency, timeout=timeout,
-                                  retries=retries, backoff=backoff, cancel=cancel)
+                asked = run_cases(
+                    sys_,
+                    todo,
+                    k,
+                    on_done,
+                    concurrency=concurrency,
+                    timeout=timeout,
+                    retries=retries,
+                    backoff=backoff,
+                    cancel=cancel,
+                )
             except KeyboardInterrupt:
                 interrupted = True
         if cancel is not None and cancel.is_set() and len(records) < len(cases):
@@ -231,15 +320,26 @@ def plan(testset, system: str = "builtin", ks=None, **options) -> dict:
     ks = list(ks or [doc.settings.k])
     for k in ks:
         _check_k(k)
-    ctx, sys_ = open_system(doc, system, timeout=options.get("timeout", 60.0),
-                            retriever=options.get("retriever"), api_key_env=options.get("api_key_env"))
+    ctx, sys_ = open_system(
+        doc,
+        system,
+        timeout=options.get("timeout", 60.0),
+        retriever=options.get("retriever"),
+        api_key_env=options.get("api_key_env"),
+    )
     external = not hasattr(sys_, "ask_sync")
     rows = []
     for k in ks:
         tokens = sum(estimate_tokens(ctx, sys_, c, k) for c in doc.cases)
         rows.append({"k": k, "calls": len(doc.cases), "tokens": tokens})
-    return {"system": sys_.spec, "cases": len(doc.cases), "external": external,
-            "calls": sum(r["calls"] for r in rows), "tokens": sum(r["tokens"] for r in rows), "rows": rows}
+    return {
+        "system": sys_.spec,
+        "cases": len(doc.cases),
+        "external": external,
+        "calls": sum(r["calls"] for r in rows),
+        "tokens": sum(r["tokens"] for r in rows),
+        "rows": rows,
+    }
 
 
 def parse_ks(text: str | None, default: int) -> list[int]:
@@ -259,7 +359,9 @@ def parse_ks(text: str | None, default: int) -> list[int]:
             else:
                 out.append(int(part))
         except ValueError:
-            raise InputError(Problem("--k", None, f"{text!r}: expected K, A-B or K,K,... (e.g. 1-4 or 1,3,5)")) from None
+            raise InputError(
+                Problem("--k", None, f"{text!r}: expected K, A-B or K,K,... (e.g. 1-4 or 1,3,5)")
+            ) from None
     if not out or any(k < 1 for k in out):
         raise InputError(Problem("--k", None, f"{text!r}: every k must be 1 or more"))
     return sorted(set(out))
@@ -273,14 +375,19 @@ def parse_thresholds(text: str | None) -> list[float | None]:
         try:
             out.append(float(part))
         except ValueError:
-            raise InputError(Problem("--threshold", None, f"{part!r} is not a number (e.g. 0.2,0.5)")) from None
+            raise InputError(
+                Problem("--threshold", None, f"{part!r} is not a number (e.g. 0.2,0.5)")
+            ) from None
     return out
 
 
 def as_result(rec: dict) -> dict:
     """A stored case record back to the system's §3 result (its own verdict, if any)."""
-    res = {f: rec[f] for f in ("ranking", "scores", "answer", "prompt_ids", "tokens", "latency_ms", "error")
-           if rec.get(f) is not None}
+    res = {
+        f: rec[f]
+        for f in ("ranking", "scores", "answer", "prompt_ids", "tokens", "latency_ms", "error")
+        if rec.get(f) is not None
+    }
     res.setdefault("ranking", [])
     res.setdefault("answer", rec.get("answer"))
     if isinstance(rec.get("external_supported"), bool):
@@ -301,8 +408,15 @@ def _filter(res: dict, t: float | None) -> dict:
     return r
 
 
-def sweep(testset, system: str = "builtin", ks=(1, 2, 3, 4), thresholds=(None,), *, progress: bool = False,
-          **options) -> dict:
+def sweep(
+    testset,
+    system: str = "builtin",
+    ks=(1, 2, 3, 4),
+    thresholds=(None,),
+    *,
+    progress: bool = False,
+    **options,
+) -> dict:
     """One row per (k, threshold): hit, recall, mrr, supported, correct, tokens.
 
     Retrieval numbers for every k come from one stored ranking (the run at the
@@ -322,17 +436,28 @@ def sweep(testset, system: str = "builtin", ks=(1, 2, 3, 4), thresholds=(None,),
         raise KeyboardInterrupt
     calls = base.asked
     cases = [doc.case(r["id"]) for r in base.cases]
-    ctx, sys_ = open_system(doc, system, timeout=options.get("timeout", 60.0), retriever=options.get("retriever"),
-                            api_key_env=options.get("api_key_env", "OPENAI_API_KEY"))
+    ctx, sys_ = open_system(
+        doc,
+        system,
+        timeout=options.get("timeout", 60.0),
+        retriever=options.get("retriever"),
+        api_key_env=options.get("api_key_env", "OPENAI_API_KEY"),
+    )
     builtin = sys_.spec == "builtin"
     fixed = hasattr(sys_, "results")
     has_scores = any(r.get("scores") for r in base.cases)
     if any(t is not None for t in thresholds) and not has_scores:
-        raise InputError(Problem("--threshold", None,
-                                 f"the system {sys_.spec} returns no scores: a threshold cannot apply"))
+        raise InputError(
+            Problem(
+                "--threshold", None, f"the system {sys_.spec} returns no scores: a threshold cannot apply"
+            )
+        )
     scored = [r for r in base.cases if r["reason"] not in ("error", "unlabelled")]
-    pos = first_positions([r["ranking"] for r in scored], [r["expected"] for r in scored],
-                          [r.get("expect", "any") for r in scored])
+    pos = first_positions(
+        [r["ranking"] for r in scored],
+        [r["expected"] for r in scored],
+        [r.get("expect", "any") for r in scored],
+    )
     ans = pos.n_gold > 0
     settings = doc.settings
     rows = []
@@ -356,18 +481,25 @@ def sweep(testset, system: str = "builtin", ks=(1, 2, 3, 4), thresholds=(None,),
                         from .systems.builtin import extractive_answer
 
                         prompt = [(cid, ctx.chunk_text(cid) or "") for cid in res["ranking"][:k]]
-                        res["answer"] = extractive_answer(case.question, prompt, settings.language, ctx.decline[0])
+                        res["answer"] = extractive_answer(
+                            case.question, prompt, settings.language, ctx.decline[0]
+                        )
                         res["prompt_ids"] = [cid for cid, _ in prompt]
                         res.pop("tokens", None)
                     elif fixed and not (sys_.results.get(case.id) or {}).get("prompt_ids"):
                         res.pop("prompt_ids", None)
-                    if res.get("tokens") is None or (fixed and not (sys_.results.get(case.id) or {}).get("tokens")):
+                    if res.get("tokens") is None or (
+                        fixed and not (sys_.results.get(case.id) or {}).get("tokens")
+                    ):
                         ids = res.get("prompt_ids") or res["ranking"][:k]
                         res["tokens"] = approx_tokens(case.question, (ctx.chunk_text(c) or "" for c in ids))
                     recs.append(make_record(case, res, k, ctx.chunk_text, settings))
             if t is None:
-                ret = {"hit": mean_or_none(m["hit"], ans), "recall": mean_or_none(m["recall"], ans),
-                       "mrr": mean_or_none(m["rr"], ans)}
+                ret = {
+                    "hit": mean_or_none(m["hit"], ans),
+                    "recall": mean_or_none(m["recall"], ans),
+                    "mrr": mean_or_none(m["rr"], ans),
+                }
             else:
                 from .metrics import retrieval_at
 
@@ -377,9 +509,16 @@ def sweep(testset, system: str = "builtin", ks=(1, 2, 3, 4), thresholds=(None,),
             row = {"k": k, "threshold": t, **ret}
             if recs is not None:
                 s = summarize(recs, k)
-                row.update(supported=s["supported"], correct=s["accuracy"], tokens=s["tokens"], reasons=s["reasons"])
+                row.update(
+                    supported=s["supported"], correct=s["accuracy"], tokens=s["tokens"], reasons=s["reasons"]
+                )
             else:
                 row.update(supported=None, correct=None, tokens=None, reasons=None)
             rows.append(row)
-    return {"system": base.meta["system"], "testset": base.meta["testset"], "n": len(base.cases),
-            "calls": calls, "rows": rows}
+    return {
+        "system": base.meta["system"],
+        "testset": base.meta["testset"],
+        "n": len(base.cases),
+        "calls": calls,
+        "rows": rows,
+    }

@@ -13,6 +13,7 @@ list of notes saying what could not be mapped; the command writes them into a
 new commented test set through the test-set document. Every reader rejects bad
 input with located problems (file, line, field) before anything is written.
 """
+
 from __future__ import annotations
 
 import csv
@@ -41,9 +42,13 @@ RAGAS_TAG_FIELDS = ("synthesizer_name", "persona_name", "query_style", "query_le
 DEEPEVAL_RUN_FIELDS = ("actual_output", "retrieval_context", "tools_called")
 DEEPEVAL_KNOWN = ("input", "expected_output", "context", "comments", "additional_metadata", "source_file")
 _DEEPEVAL_ALIASES = {
-    "expectedOutput": "expected_output", "actualOutput": "actual_output",
-    "retrievalContext": "retrieval_context", "additionalMetadata": "additional_metadata",
-    "sourceFile": "source_file", "toolsCalled": "tools_called", "expectedTools": "expected_tools",
+    "expectedOutput": "expected_output",
+    "actualOutput": "actual_output",
+    "retrievalContext": "retrieval_context",
+    "additionalMetadata": "additional_metadata",
+    "sourceFile": "source_file",
+    "toolsCalled": "tools_called",
+    "expectedTools": "expected_tools",
 }
 LIST_FIELDS = ("expected", "must_contain", "tags")
 DUPLICATE_PREFIX = "ragtriage:duplicate:"
@@ -59,6 +64,7 @@ class Imported:
 
 
 # ====================================================================== export
+
 
 def _case_dict(case: Case) -> dict:
     """Every case field, lists as lists, defaults included (the flat form)."""
@@ -193,15 +199,19 @@ def export_ragas(cases: Sequence[Case], texts: Mapping[str, str]) -> tuple[str, 
         row["reference_contexts"] = [texts[cid] for cid in ids]
         row["reference_context_ids"] = ids
         out.append(_dumps(row))
-    notes = _dropped("ragas", cases, {
-        "case ids": lambda c: True,
-        "topic": lambda c: c.topic,
-        "must_contain": lambda c: c.must_contain,
-        "expect: all": lambda c: c.expect == "all",
-        "unanswerable": lambda c: c.unanswerable,
-        "tags": lambda c: c.tags,
-        "notes": lambda c: c.notes,
-    })
+    notes = _dropped(
+        "ragas",
+        cases,
+        {
+            "case ids": lambda c: True,
+            "topic": lambda c: c.topic,
+            "must_contain": lambda c: c.must_contain,
+            "expect: all": lambda c: c.expect == "all",
+            "unanswerable": lambda c: c.unanswerable,
+            "tags": lambda c: c.tags,
+            "notes": lambda c: c.notes,
+        },
+    )
     return "".join(line + "\n" for line in out), notes
 
 
@@ -236,11 +246,15 @@ def export_qrels(cases: Sequence[Case]) -> tuple[str, list[str]]:
     for c in cases:
         for cid in c.expected:
             lines.append(f"{c.id} 0 {cid} 1")
-    notes = _dropped("TREC qrels", cases, {
-        "unanswerable cases": lambda c: c.unanswerable,
-        "unlabelled cases": lambda c: c.unlabelled,
-        "questions": lambda c: True,
-    })
+    notes = _dropped(
+        "TREC qrels",
+        cases,
+        {
+            "unanswerable cases": lambda c: c.unanswerable,
+            "unlabelled cases": lambda c: c.unlabelled,
+            "questions": lambda c: True,
+        },
+    )
     return "".join(line + "\n" for line in lines), notes
 
 
@@ -268,6 +282,7 @@ def export_trec_run(run_cases: Iterable[Mapping], tag: str = "ragtriage") -> str
 
 # ====================================================================== import
 
+
 def _slug(text: str, limit: int = 40) -> str:
     text = unicodedata.normalize("NFC", text).lower()
     words = re.findall(r"\w+", text)
@@ -292,9 +307,15 @@ class _Ids:
     def given(self, cid: str, line: int | None) -> None:
         if cid in self.first:
             where = self.first[cid]
-            self.problems.append(Problem(
-                self.name, line, f"duplicate id {cid!r}" + (f" (first at line {where})" if where else ""),
-                case=None, field="id"))
+            self.problems.append(
+                Problem(
+                    self.name,
+                    line,
+                    f"duplicate id {cid!r}" + (f" (first at line {where})" if where else ""),
+                    case=None,
+                    field="id",
+                )
+            )
         else:
             self.first[cid] = line
 
@@ -363,8 +384,11 @@ def read_import(path, fmt: str, corpus_path=None) -> Imported:
         line = raw[: e.start].count(b"\n") + 1
         raise InputError(Problem(name, line, "not UTF-8 text (save the file as UTF-8)")) from None
     readers = {
-        "jsonl": _import_jsonl, "csv": _import_csv, "ragas": _import_ragas,
-        "deepeval": _import_deepeval, "trec": _import_trec,
+        "jsonl": _import_jsonl,
+        "csv": _import_csv,
+        "ragas": _import_ragas,
+        "deepeval": _import_deepeval,
+        "trec": _import_trec,
     }
     if fmt not in readers:
         raise ValueError(f"unknown format {fmt!r}")
@@ -391,7 +415,9 @@ def _jsonl_objects(text: str, name: str, problems: list[Problem]):
             problems.append(Problem(name, lineno, f"not valid JSON ({e.msg} at column {e.colno})"))
             continue
         if not isinstance(obj, dict):
-            problems.append(Problem(name, lineno, f"expected a JSON object per line, got {type(obj).__name__}"))
+            problems.append(
+                Problem(name, lineno, f"expected a JSON object per line, got {type(obj).__name__}")
+            )
             continue
         yield lineno, obj
 
@@ -410,7 +436,9 @@ def _json_array_items(text: str, name: str, problems: list[Problem], key: str | 
         items = whole
         start = text.find("[")
     else:
-        problems.append(Problem(name, 1, "expected a JSON array" + (f" (or an object with {key!r})" if key else "")))
+        problems.append(
+            Problem(name, 1, "expected a JSON array" + (f" (or an object with {key!r})" if key else ""))
+        )
         return
     # walk the array once more with raw_decode to learn where each item starts
     dec = json.JSONDecoder()
@@ -440,6 +468,7 @@ def _str_list(v, name, line, cid, fld, problems) -> list[str] | None:
 
 # ---------------------------------------------------------------- jsonl (ours)
 
+
 def _import_jsonl(text, name, problems, matcher) -> Imported:
     res = Imported()
     ids = _Ids(name, problems)
@@ -452,9 +481,15 @@ def _import_jsonl(text, name, problems, matcher) -> Imported:
             elif k != "labels":
                 close = difflib.get_close_matches(k, (*CASE_FIELDS, "labels"), n=1, cutoff=0.75)
                 if close:  # our own format: a near miss is a typo that would lose data silently
-                    problems.append(Problem(name, line, f"unknown field (did you mean {close[0]!r}?)",
-                                            case=obj.get("id") if isinstance(obj.get("id"), str) else None,
-                                            field=k))
+                    problems.append(
+                        Problem(
+                            name,
+                            line,
+                            f"unknown field (did you mean {close[0]!r}?)",
+                            case=obj.get("id") if isinstance(obj.get("id"), str) else None,
+                            field=k,
+                        )
+                    )
                 else:
                     unknown[k] = unknown.get(k, 0) + 1
         cid = fields.get("id")
@@ -465,16 +500,22 @@ def _import_jsonl(text, name, problems, matcher) -> Imported:
         case = _validate(fields, name, line, problems)
         labels = obj.get("labels") or {}
         if not isinstance(labels, dict):
-            problems.append(Problem(name, line, "must be an object {chunk id: label}", case=cid, field="labels"))
+            problems.append(
+                Problem(name, line, "must be an object {chunk id: label}", case=cid, field="labels")
+            )
             continue
         for chunk_id, label in labels.items():
             if not isinstance(label, dict):
-                problems.append(Problem(name, line, "must be an object", case=cid, field=f"labels.{chunk_id}"))
+                problems.append(
+                    Problem(name, line, "must be an object", case=cid, field=f"labels.{chunk_id}")
+                )
                 continue
             res.labels[chunk_id] = label
         if case is not None:
             res.cases.append(case)
-    _note_counts(res.notes, unknown, "field `{key}` ({n} line(s)) is not a ragtriage case field: not imported")
+    _note_counts(
+        res.notes, unknown, "field `{key}` ({n} line(s)) is not a ragtriage case field: not imported"
+    )
     return res
 
 
@@ -495,8 +536,16 @@ def _list_from_cell(cell: str, name, line, cid, fld, problems) -> list[str] | No
             v = None
         if isinstance(v, list) and all(isinstance(x, str) for x in v):
             return v
-        problems.append(Problem(name, line, "starts with [ but is not a JSON array of strings "
-                                "(write `a | b`, or a JSON array like [\"a\", \"b\"])", case=cid, field=fld))
+        problems.append(
+            Problem(
+                name,
+                line,
+                "starts with [ but is not a JSON array of strings "
+                "(write `a | b`, or a JSON array like [\"a\", \"b\"])",
+                case=cid,
+                field=fld,
+            )
+        )
         return None
     if fld == "expected" and "|" not in s:
         return s.replace(",", " ").split()  # chunk ids: spaces or commas also separate
@@ -521,8 +570,9 @@ def _import_csv(text, name, problems, matcher) -> Imported:
     if "question" not in cols:
         close = [c for c in cols if difflib.get_close_matches(c, ["question"], n=1)]
         hint = f" (did you mean to name {close[0]!r} `question`?)" if close else ""
-        problems.append(Problem(name, 1, f"no `question` column; columns are: {', '.join(cols)}{hint}",
-                                field="question"))
+        problems.append(
+            Problem(name, 1, f"no `question` column; columns are: {', '.join(cols)}{hint}", field="question")
+        )
         return res
     seen_cols = {}
     for i, c in enumerate(cols):
@@ -592,6 +642,7 @@ def _import_csv(text, name, problems, matcher) -> Imported:
 
 # ---------------------------------------------------------------- ragas
 
+
 def _contexts_to_ids(texts, ids_given, matcher, line, cid, counters) -> tuple[list[str], dict[str, str]]:
     """Expected ids and {id: remembered text} from ragas/deepeval contexts."""
     labels = {}
@@ -628,8 +679,14 @@ def _import_ragas(text, name, problems, matcher) -> Imported:
     for line, obj in _jsonl_objects(text, name, problems):
         q = obj.get("user_input")
         if isinstance(q, list):
-            problems.append(Problem(name, line, "a multi-turn sample (a list of messages): only single-turn "
-                                    "samples can become cases", field="user_input"))
+            problems.append(
+                Problem(
+                    name,
+                    line,
+                    "a multi-turn sample (a list of messages): only single-turn samples can become cases",
+                    field="user_input",
+                )
+            )
             continue
         if not isinstance(q, str) or not q.strip():
             problems.append(Problem(name, line, "is required (the question, a string)", field="user_input"))
@@ -641,7 +698,9 @@ def _import_ragas(text, name, problems, matcher) -> Imported:
                 unknown[k] = unknown.get(k, 0) + 1
         cid = ids.make(q, line)
         texts = _str_list(obj.get("reference_contexts"), name, line, cid, "reference_contexts", problems)
-        given = _str_list(obj.get("reference_context_ids"), name, line, cid, "reference_context_ids", problems)
+        given = _str_list(
+            obj.get("reference_context_ids"), name, line, cid, "reference_context_ids", problems
+        )
         if texts is None or given is None:
             continue
         expected, labels = _contexts_to_ids(texts, given, matcher, line, cid, counters)
@@ -670,10 +729,16 @@ def _import_ragas(text, name, problems, matcher) -> Imported:
             "for a long reference, prefer `must_contain` with the words that matter"
         )
     if drafts:
-        res.notes.append(f"{drafts} case(s) without reference contexts: imported as drafts (unlabelled) — "
-                         "label them, or mark them unanswerable, in `ragtriage edit`")
-    _note_counts(res.notes, run_fields, "`{key}` ({n} row(s)) belongs to a run, not to a test set: not imported")
-    _note_counts(res.notes, unknown, "field `{key}` ({n} row(s)) is not a ragas field ragtriage knows: not imported")
+        res.notes.append(
+            f"{drafts} case(s) without reference contexts: imported as drafts (unlabelled) — "
+            "label them, or mark them unanswerable, in `ragtriage edit`"
+        )
+    _note_counts(
+        res.notes, run_fields, "`{key}` ({n} row(s)) belongs to a run, not to a test set: not imported"
+    )
+    _note_counts(
+        res.notes, unknown, "field `{key}` ({n} row(s)) is not a ragas field ragtriage knows: not imported"
+    )
     _note_counts(res.notes, counters, "{key}: {n}")
     return res
 
@@ -684,6 +749,7 @@ class _Counter(dict):
 
 
 # ---------------------------------------------------------------- deepeval
+
 
 def _import_deepeval(text, name, problems, matcher) -> Imported:
     res = Imported()
@@ -726,8 +792,11 @@ def _import_deepeval(text, name, problems, matcher) -> Imported:
             continue
         given = fields.get("expected")
         if given is not None and not (isinstance(given, list) and all(isinstance(x, str) for x in given)):
-            problems.append(Problem(name, line, "must be a list of chunk ids", case=cid,
-                                    field="additional_metadata.expected"))
+            problems.append(
+                Problem(
+                    name, line, "must be a list of chunk ids", case=cid, field="additional_metadata.expected"
+                )
+            )
             continue
         expected, labels = _contexts_to_ids(texts, given or [], matcher, line, cid, counters)
         fields["expected"] = expected
@@ -762,11 +831,17 @@ def _import_deepeval(text, name, problems, matcher) -> Imported:
             "with it; for a long answer, prefer `must_contain` with the words that matter"
         )
     if drafts:
-        res.notes.append(f"{drafts} case(s) without context: imported as drafts (unlabelled) — "
-                         "label them, or mark them unanswerable, in `ragtriage edit`")
-    _note_counts(res.notes, run_fields, "`{key}` ({n} golden(s)) belongs to a run, not to a test set: not imported")
+        res.notes.append(
+            f"{drafts} case(s) without context: imported as drafts (unlabelled) — "
+            "label them, or mark them unanswerable, in `ragtriage edit`"
+        )
+    _note_counts(
+        res.notes, run_fields, "`{key}` ({n} golden(s)) belongs to a run, not to a test set: not imported"
+    )
     _note_counts(res.notes, unknown, "field `{key}` ({n} golden(s)): not imported")
-    _note_counts(res.notes, meta_unknown, "additional_metadata `{key}` ({n} golden(s)): not a case field, not imported")
+    _note_counts(
+        res.notes, meta_unknown, "additional_metadata `{key}` ({n} golden(s)): not a case field, not imported"
+    )
     _note_counts(res.notes, counters, "{key}: {n}")
     return res
 
@@ -795,8 +870,14 @@ def _import_trec(text, name, problems, matcher) -> Imported:
         elif len(parts) == 4:
             qid, _iteration, docid, grade = parts
         else:
-            problems.append(Problem(name, lineno, f"expected 4 columns `qid 0 docid relevance` "
-                                    f"(or 3: qid docid relevance), got {len(parts)}"))
+            problems.append(
+                Problem(
+                    name,
+                    lineno,
+                    f"expected 4 columns `qid 0 docid relevance` "
+                    f"(or 3: qid docid relevance), got {len(parts)}",
+                )
+            )
             continue
         try:
             g = int(grade)
@@ -804,7 +885,9 @@ def _import_trec(text, name, problems, matcher) -> Imported:
             try:
                 g = float(grade)
             except ValueError:
-                problems.append(Problem(name, lineno, f"relevance {grade!r} is not a number", field="relevance"))
+                problems.append(
+                    Problem(name, lineno, f"relevance {grade!r} is not a number", field="relevance")
+                )
                 continue
         if qid not in rel:
             rel[qid] = []
@@ -826,8 +909,10 @@ def _import_trec(text, name, problems, matcher) -> Imported:
         if case is not None:
             res.cases.append(case)
     if res.cases:
-        res.notes.append(f"questions: TREC qrels carry none; {len(res.cases)} case(s) got a placeholder "
-                         "question to fill in")
+        res.notes.append(
+            f"questions: TREC qrels carry none; {len(res.cases)} case(s) got a placeholder "
+            "question to fill in"
+        )
     if zero:
         res.notes.append(f"{zero} judgement(s) with relevance 0: not expected chunks")
     if unans:
@@ -882,7 +967,18 @@ def clean_label(label: Mapping) -> dict:
 
 
 __all__ = [
-    "FORMATS", "Imported", "export_testset", "export_jsonl", "export_csv", "export_ragas", "export_deepeval",
-    "export_qrels", "export_trec_run", "read_import", "import_comment", "label_from_text", "clean_label",
+    "FORMATS",
+    "Imported",
+    "export_testset",
+    "export_jsonl",
+    "export_csv",
+    "export_ragas",
+    "export_deepeval",
+    "export_qrels",
+    "export_trec_run",
+    "read_import",
+    "import_comment",
+    "label_from_text",
+    "clean_label",
     "guess_language",
 ]

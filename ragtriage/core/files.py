@@ -1,4 +1,5 @@
 """Writing files so that a crash never leaves half of one: temp file, fsync, replace."""
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@ A bar is ``METRIC=VALUE`` where METRIC is a summary key (formats.md §5),
 optionally ``@k`` for the retrieval ones (``hit@5``): those are recomputed from
 each case's stored ranking at that k, so a bar at another k costs no new call.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,7 +27,9 @@ def check_writable(path, option: str) -> None:
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise InputError(Problem(str(p), None, f"cannot create its folder ({e.strerror})", field=option)) from None
+        raise InputError(
+            Problem(str(p), None, f"cannot create its folder ({e.strerror})", field=option)
+        ) from None
     if p.is_dir():
         raise InputError(Problem(str(p), None, "is a folder; give a file name", field=option))
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
@@ -65,15 +68,21 @@ class Bar:
 class BarResult:
     bar: Bar
     value: float | None  # None: nothing to measure (its denominator is empty)
-    k: int               # the cut-off the value was measured at
+    k: int  # the cut-off the value was measured at
 
     @property
     def passed(self) -> bool:
         return self.value is not None and self.value + 1e-9 >= self.bar.minimum
 
     def to_dict(self) -> dict:
-        return {"metric": self.bar.metric, "value": self.value, "min": self.bar.minimum, "k": self.k,
-                "passed": self.passed, "source": self.bar.source}
+        return {
+            "metric": self.bar.metric,
+            "value": self.value,
+            "min": self.bar.minimum,
+            "k": self.k,
+            "passed": self.passed,
+            "source": self.bar.source,
+        }
 
 
 def parse_min(spec: str) -> tuple[str, float]:
@@ -125,9 +134,11 @@ def measure(bars: list[Bar], records: list[dict], summary: dict, run_k: int) -> 
         if bar.k is not None and bar.name in AT_K_METRICS:
             if positions is None:  # first positions of the expected chunks, once for every k
                 keep = [r for r in records if r.get("reason") not in NOT_SCORED]
-                positions = first_positions([list(r.get("ranking") or ()) for r in keep],
-                                            [list(r.get("expected") or ()) for r in keep],
-                                            [r.get("expect") or "any" for r in keep])
+                positions = first_positions(
+                    [list(r.get("ranking") or ()) for r in keep],
+                    [list(r.get("expected") or ()) for r in keep],
+                    [r.get("expect") or "any" for r in keep],
+                )
             if bar.k not in cache:
                 cache[bar.k] = retrieval_means(positions, bar.k)
             v = cache[bar.k].get(bar.name)
@@ -151,7 +162,7 @@ class CheckResult:
     records: list[dict]
     summary: dict
     bars: list[BarResult]
-    stale: list = field(default_factory=list)     # stale entries (case, label, status)
+    stale: list = field(default_factory=list)  # stale entries (case, label, status)
     missing: list[str] = field(default_factory=list)  # test-set cases with no result in the run
     notes: list[str] = field(default_factory=list)
     case_lines: dict[str, int] = field(default_factory=dict)
@@ -182,8 +193,9 @@ class CheckResult:
             "stale": [_stale_fields(e) for e in self.stale],
             "missing": list(self.missing),
             "summary": self.summary,
-            "failures": [{"id": r["id"], "reason": r.get("reason"), "why": r.get("why") or ""}
-                         for r in self.failures()],
+            "failures": [
+                {"id": r["id"], "reason": r.get("reason"), "why": r.get("why") or ""} for r in self.failures()
+            ],
             "notes": list(self.notes),
         }
 
@@ -191,8 +203,11 @@ class CheckResult:
 def _stale_fields(e) -> dict:
     if isinstance(e, dict):
         return {"case": e.get("case"), "label": e.get("label"), "status": e.get("status")}
-    return {"case": getattr(e, "case", None), "label": getattr(e, "label", None),
-            "status": getattr(e, "status", None)}
+    return {
+        "case": getattr(e, "case", None),
+        "label": getattr(e, "label", None),
+        "status": getattr(e, "status", None),
+    }
 
 
 def _fmt(v) -> str:
@@ -219,8 +234,9 @@ def explain(rec: dict, case, k: int) -> str:
         return f"{expected} not in the top {k} ({where})"
     if reason == "unnecessary-abstention":
         several = "," in expected
-        return (f"declined although {expected} {'were' if several else 'was'} found"
-                + (f" ({'first ' if several else ''}at rank {rank})" if rank else ""))
+        return f"declined although {expected} {'were' if several else 'was'} found" + (
+            f" ({'first ' if several else ''}at rank {rank})" if rank else ""
+        )
     if reason == "unanswerable-answered":
         return "answered a question the documents do not answer (it should decline)"
     if reason == "wrong-answer" and case is not None:
@@ -235,6 +251,7 @@ def explain(rec: dict, case, k: int) -> str:
 
 # ---------------------------------------------------------------- text
 
+
 def render_text(res: CheckResult) -> str:
     out = []
     for note in res.notes:
@@ -244,15 +261,22 @@ def render_text(res: CheckResult) -> str:
         for b in res.bars:
             mark = "✓ pass" if b.passed else "✗ FAIL"
             value = _fmt(b.value) if b.value is not None else "– (nothing to measure)"
-            out.append(f"{mark}  {b.bar.metric:<{w}}  {value:>6}  (bar {b.bar.minimum:g}, from {b.bar.source})")
+            out.append(
+                f"{mark}  {b.bar.metric:<{w}}  {value:>6}  (bar {b.bar.minimum:g}, from {b.bar.source})"
+            )
     else:
         out.append("no bars: set `gates:` in the test set or pass --min METRIC=VALUE")
     for e in res.stale:
         s = _stale_fields(e)
-        out.append(f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']} (see `ragtriage stale`)")
+        out.append(
+            f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']} (see `ragtriage stale`)"
+        )
     if res.missing:
-        out.append(f"✗ INCOMPLETE  {len(res.missing)} case(s) of the test set have no result in the run: "
-                   + ", ".join(res.missing[:10]) + (" …" if len(res.missing) > 10 else ""))
+        out.append(
+            f"✗ INCOMPLETE  {len(res.missing)} case(s) of the test set have no result in the run: "
+            + ", ".join(res.missing[:10])
+            + (" …" if len(res.missing) > 10 else "")
+        )
     reasons = res.summary.get("reasons") or {}
     if reasons:
         out.append("reasons: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
@@ -269,6 +293,7 @@ def render_text(res: CheckResult) -> str:
 
 
 # ---------------------------------------------------------------- markdown
+
 
 def _md(s) -> str:
     return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
@@ -292,8 +317,17 @@ def render_markdown(res: CheckResult) -> str:
             out.append(f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} | {b.bar.minimum:g} | {result} |")
         out.append("")
     out += ["| metric | value |", "|---|---:|"]
-    for name in ("hit", "recall", "precision", "mrr", "supported", "faithfulness", "accuracy", "coverage",
-                 "unknown_abstention"):
+    for name in (
+        "hit",
+        "recall",
+        "precision",
+        "mrr",
+        "supported",
+        "faithfulness",
+        "accuracy",
+        "coverage",
+        "unknown_abstention",
+    ):
         if name in res.summary:
             out.append(f"| {name} | {_fmt(res.summary.get(name))} |")
     out.append("")
@@ -304,8 +338,12 @@ def render_markdown(res: CheckResult) -> str:
             out.append(f"| `{_md(s['case'])}` | `{_md(s['label'])}` | {_md(s['status'])} |")
         out += ["", "Run `ragtriage stale TESTSET --fix` and review the rest in `ragtriage edit`.", ""]
     if res.missing:
-        out += [f"### ❌ Cases without a result: {len(res.missing)}", "",
-                ", ".join(f"`{_md(m)}`" for m in res.missing), ""]
+        out += [
+            f"### ❌ Cases without a result: {len(res.missing)}",
+            "",
+            ", ".join(f"`{_md(m)}`" for m in res.missing),
+            "",
+        ]
     failures = res.failures()
     if failures:
         out += [f"### Failures by reason: {len(failures)}", ""]
@@ -316,7 +354,12 @@ def render_markdown(res: CheckResult) -> str:
                     out.append("")
                 current = r.get("reason")
                 count = sum(1 for x in failures if x.get("reason") == current)
-                out += [f"#### {_md(current)} ({count})", "", "| case | question | where to look |", "|---|---|---|"]
+                out += [
+                    f"#### {_md(current)} ({count})",
+                    "",
+                    "| case | question | where to look |",
+                    "|---|---|---|",
+                ]
             why = res.details.get(r["id"]) or r.get("why") or ""
             out.append(f"| `{_md(r['id'])}` | {_md(r.get('question') or '')} | {_md(why)} |")
         out.append("")
@@ -340,7 +383,9 @@ def _case_details(rec: dict, k: int, detail: str = "") -> str:
     if detail and detail != rec.get("why"):
         lines.insert(0, detail)
     if rec.get("expected"):
-        lines.append(f"expected: {', '.join(rec['expected'])}" + (" (all)" if rec.get("expect") == "all" else ""))
+        lines.append(
+            f"expected: {', '.join(rec['expected'])}" + (" (all)" if rec.get("expect") == "all" else "")
+        )
     elif rec.get("unanswerable"):
         lines.append("expected: none (unanswerable: the answer should decline)")
     ranking = rec.get("ranking") or []
@@ -402,26 +447,40 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
     gate = ET.SubElement(root, "testsuite", name=f"{name}.gate")
     g = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for b in res.bars:
-        tc = ET.SubElement(gate, "testcase", classname=f"ragtriage.{name}.gate", name=_x(b.bar.metric), time="0")
+        tc = ET.SubElement(
+            gate, "testcase", classname=f"ragtriage.{name}.gate", name=_x(b.bar.metric), time="0"
+        )
         g["tests"] += 1
         if not b.passed:
-            msg = (f"{b.bar.metric} = {_fmt(b.value)} < {b.bar.minimum:g}" if b.value is not None
-                   else f"{b.bar.metric}: nothing to measure (bar {b.bar.minimum:g})")
+            msg = (
+                f"{b.bar.metric} = {_fmt(b.value)} < {b.bar.minimum:g}"
+                if b.value is not None
+                else f"{b.bar.metric}: nothing to measure (bar {b.bar.minimum:g})"
+            )
             ET.SubElement(tc, "failure", message=_x(msg), type="bar").text = _x(
-                f"bar from {b.bar.source}; measured at k = {b.k}")
+                f"bar from {b.bar.source}; measured at k = {b.k}"
+            )
             g["failures"] += 1
-    tc = ET.SubElement(gate, "testcase", classname=f"ragtriage.{name}.gate", name="labels are fresh", time="0")
+    tc = ET.SubElement(
+        gate, "testcase", classname=f"ragtriage.{name}.gate", name="labels are fresh", time="0"
+    )
     g["tests"] += 1
     if res.stale:
-        lines = [f"case {s['case']}: label {s['label']} is {s['status']}" for s in map(_stale_fields, res.stale)]
-        ET.SubElement(tc, "failure", message=_x(f"{len(res.stale)} stale label(s); run `ragtriage stale`"),
-                      type="stale").text = _x("\n".join(lines))
+        lines = [
+            f"case {s['case']}: label {s['label']} is {s['status']}" for s in map(_stale_fields, res.stale)
+        ]
+        ET.SubElement(
+            tc, "failure", message=_x(f"{len(res.stale)} stale label(s); run `ragtriage stale`"), type="stale"
+        ).text = _x("\n".join(lines))
         g["failures"] += 1
     if res.missing:
-        tc = ET.SubElement(gate, "testcase", classname=f"ragtriage.{name}.gate", name="run is complete", time="0")
+        tc = ET.SubElement(
+            gate, "testcase", classname=f"ragtriage.{name}.gate", name="run is complete", time="0"
+        )
         g["tests"] += 1
-        ET.SubElement(tc, "failure", message=_x(f"{len(res.missing)} case(s) without a result"),
-                      type="incomplete").text = _x(", ".join(res.missing))
+        ET.SubElement(
+            tc, "failure", message=_x(f"{len(res.missing)} case(s) without a result"), type="incomplete"
+        ).text = _x(", ".join(res.missing))
         g["failures"] += 1
     for key, v in g.items():
         gate.set(key, str(v))
@@ -435,7 +494,10 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
 
 # ---------------------------------------------------------------- judging a run
 
-def judge(doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, chunk_text=None) -> CheckResult:
+
+def judge(
+    doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, chunk_text=None
+) -> CheckResult:
     """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
 
     When the run was made on another version of the test set (the meta hash
@@ -458,14 +520,21 @@ def judge(doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, 
     if changed:
         from .scoring import rescore
 
-        notes.append("the test set changed since this run was made: its answers were rescored against the "
-                     "current cases (no new calls)")
-        records = [rescore(by_id[c.id], c, k, chunk_text or (lambda _id: None), doc.settings)
-                   for c in doc.cases if c.id in by_id]
+        notes.append(
+            "the test set changed since this run was made: its answers were rescored against the "
+            "current cases (no new calls)"
+        )
+        records = [
+            rescore(by_id[c.id], c, k, chunk_text or (lambda _id: None), doc.settings)
+            for c in doc.cases
+            if c.id in by_id
+        ]
         summary = None
     if extra:
-        notes.append(f"{len(extra)} case(s) of the run are not in the test set any more: left out "
-                     f"({', '.join(extra[:5])}{' …' if len(extra) > 5 else ''})")
+        notes.append(
+            f"{len(extra)} case(s) of the run are not in the test set any more: left out "
+            f"({', '.join(extra[:5])}{' …' if len(extra) > 5 else ''})"
+        )
         summary = None
     if summary is None or missing:
         if run.summary is None and not changed:
@@ -476,9 +545,11 @@ def judge(doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, 
     if deep:
         depth = max((len(r.get("ranking") or ()) for r in records), default=0)
         if depth < max(b.k for b in deep):
-            notes.append(f"{', '.join(b.metric for b in deep)}: above the run's k = {k}, measured on the stored "
-                         f"rankings, which are at most {depth} deep (a chunk the system did not return counts as "
-                         "not found)")
+            notes.append(
+                f"{', '.join(b.metric for b in deep)}: above the run's k = {k}, measured on the stored "
+                f"rankings, which are at most {depth} deep (a chunk the system did not return counts as "
+                "not found)"
+            )
     lines = {}
     for c in doc.cases:
         try:
@@ -486,8 +557,19 @@ def judge(doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, 
         except Exception:  # a document without line info still gets a report
             pass
     cases = {c.id: c for c in doc.cases}
-    details = {r["id"]: explain(r, cases.get(r["id"]), k) for r in records
-               if r.get("reason") not in PASSING}
+    details = {r["id"]: explain(r, cases.get(r["id"]), k) for r in records if r.get("reason") not in PASSING}
     meta = {key: v for key, v in run.meta.items() if key != "type"}
-    return CheckResult(str(doc.path), run_label, k, records, summary, results, list(stale), missing, notes,
-                       lines, details, meta)
+    return CheckResult(
+        str(doc.path),
+        run_label,
+        k,
+        records,
+        summary,
+        results,
+        list(stale),
+        missing,
+        notes,
+        lines,
+        details,
+        meta,
+    )

@@ -10,6 +10,7 @@ the first reason found, written for a person:
    chunks -> ``number N missing from source`` (numbers read as numbers, number
    words of the language, units compared when both sides give one).
 """
+
 from __future__ import annotations
 
 import re
@@ -147,10 +148,10 @@ def check_grounding(
     pieces: list[str] = []
     last = 0
     for m in CITATION.finditer(answer):
-        pieces.append(answer[last:m.start()])
+        pieces.append(answer[last : m.start()])
         last = m.end()
         g = m.group(1)
-        for cid in (_SPLIT.split(g) if ("," in g or ";" in g) else (g,)):
+        for cid in _SPLIT.split(g) if ("," in g or ";" in g) else (g,):
             if cid and cid not in cited:
                 cited.append(cid)
     if not cited:
@@ -192,11 +193,23 @@ def check_grounding(
             return f"number {_fmt(n)} missing from source"
         if n.unit is not None and all(s.unit is not None and s.unit != n.unit for s in same):
             src = same[0]
-            return (f"number {_fmt(n)} missing from source "
-                    f"(the source has {src.text} {_unit_word(src.unit)}, not {_unit_word(n.unit)})")
+            return (
+                f"number {_fmt(n)} missing from source "
+                f"(the source has {src.text} {_unit_word(src.unit)}, not {_unit_word(n.unit)})"
+            )
     return ""
 
 
 def _unit_word(unit: str | None) -> str:
-    return {"EUR": "€", "USD": "$", "GBP": "£", "day": "days", "week": "weeks", "month": "months",
-            "year": "years", "hour": "hours", "minute": "minutes", "second": "seconds"}.get(unit, unit or "")
+    return {
+        "EUR": "€",
+        "USD": "$",
+        "GBP": "£",
+        "day": "days",
+        "week": "weeks",
+        "month": "months",
+        "year": "years",
+        "hour": "hours",
+        "minute": "minutes",
+        "second": "seconds",
+    }.get(unit, unit or "")

@@ -15,6 +15,7 @@ The vectorised form stores, per case, only the 0-based first position of each
 expected chunk in the ranking (``MISSING`` when absent). Every metric at every k
 is then a comparison of that small matrix against k, with no new lookups.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -88,8 +89,11 @@ class Positions:
         return np.where(first == MISSING, 0, first.astype(np.int64) + 1)
 
 
-def first_positions(rankings: Sequence[Sequence[str]], expecteds: Sequence[Sequence[str]],
-                    expects: Sequence[str] | None = None) -> Positions:
+def first_positions(
+    rankings: Sequence[Sequence[str]],
+    expecteds: Sequence[Sequence[str]],
+    expects: Sequence[str] | None = None,
+) -> Positions:
     """Build :class:`Positions` from string rankings and expected IDs (one pass, C-speed scans)."""
     import numpy as np
 

@@ -7,62 +7,226 @@ German and Dutch ``1.000`` is a thousand and ``1,5`` one and a half, in English
 (``€``, ``días``, ``Tage``, ``%`` ...) is normalised so ``5 días`` and ``cinco
 días`` agree and ``5 €`` does not.
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
-from typing import NamedTuple
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
+from typing import NamedTuple
 
 # ----------------------------------------------------------------------------- words
 
 _UNITS_WORDS = {
     "es": {
-        "cero": 0, "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7,
-        "ocho": 8, "nueve": 9, "diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14,
-        "quince": 15, "dieciséis": 16, "dieciseis": 16, "diecisiete": 17, "dieciocho": 18,
-        "diecinueve": 19, "veinte": 20, "veintiuno": 21, "veintiún": 21, "veintidós": 22,
-        "veintidos": 22, "veintitrés": 23, "veintitres": 23, "veinticuatro": 24, "veinticinco": 25,
-        "veintiséis": 26, "veintiseis": 26, "veintisiete": 27, "veintiocho": 28, "veintinueve": 29,
-        "treinta": 30, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70,
-        "ochenta": 80, "noventa": 90, "cien": 100, "ciento": 100, "mil": 1000,
-        "doble": None, "media": None,  # placeholders never matched (None is skipped)
+        "cero": 0,
+        "uno": 1,
+        "dos": 2,
+        "tres": 3,
+        "cuatro": 4,
+        "cinco": 5,
+        "seis": 6,
+        "siete": 7,
+        "ocho": 8,
+        "nueve": 9,
+        "diez": 10,
+        "once": 11,
+        "doce": 12,
+        "trece": 13,
+        "catorce": 14,
+        "quince": 15,
+        "dieciséis": 16,
+        "dieciseis": 16,
+        "diecisiete": 17,
+        "dieciocho": 18,
+        "diecinueve": 19,
+        "veinte": 20,
+        "veintiuno": 21,
+        "veintiún": 21,
+        "veintidós": 22,
+        "veintidos": 22,
+        "veintitrés": 23,
+        "veintitres": 23,
+        "veinticuatro": 24,
+        "veinticinco": 25,
+        "veintiséis": 26,
+        "veintiseis": 26,
+        "veintisiete": 27,
+        "veintiocho": 28,
+        "veintinueve": 29,
+        "treinta": 30,
+        "cuarenta": 40,
+        "cincuenta": 50,
+        "sesenta": 60,
+        "setenta": 70,
+        "ochenta": 80,
+        "noventa": 90,
+        "cien": 100,
+        "ciento": 100,
+        "mil": 1000,
+        "doble": None,
+        "media": None,  # placeholders never matched (None is skipped)
     },
     "de": {
-        "null": 0, "eins": 1, "zwei": 2, "zwo": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6,
-        "sieben": 7, "acht": 8, "neun": 9, "zehn": 10, "elf": 11, "zwölf": 12, "dreizehn": 13,
-        "vierzehn": 14, "fünfzehn": 15, "sechzehn": 16, "siebzehn": 17, "achtzehn": 18,
-        "neunzehn": 19, "zwanzig": 20, "dreißig": 30, "dreissig": 30, "vierzig": 40,
-        "fünfzig": 50, "sechzig": 60, "siebzig": 70, "achtzig": 80, "neunzig": 90,
-        "hundert": 100, "einhundert": 100, "tausend": 1000, "eintausend": 1000,
+        "null": 0,
+        "eins": 1,
+        "zwei": 2,
+        "zwo": 2,
+        "drei": 3,
+        "vier": 4,
+        "fünf": 5,
+        "sechs": 6,
+        "sieben": 7,
+        "acht": 8,
+        "neun": 9,
+        "zehn": 10,
+        "elf": 11,
+        "zwölf": 12,
+        "dreizehn": 13,
+        "vierzehn": 14,
+        "fünfzehn": 15,
+        "sechzehn": 16,
+        "siebzehn": 17,
+        "achtzehn": 18,
+        "neunzehn": 19,
+        "zwanzig": 20,
+        "dreißig": 30,
+        "dreissig": 30,
+        "vierzig": 40,
+        "fünfzig": 50,
+        "sechzig": 60,
+        "siebzig": 70,
+        "achtzig": 80,
+        "neunzig": 90,
+        "hundert": 100,
+        "einhundert": 100,
+        "tausend": 1000,
+        "eintausend": 1000,
     },
     "en": {
-        "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-        "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-        "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-        "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-        "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000,
+        "zero": 0,
+        "one": 1,
+        "two": 2,
+        "three": 3,
+        "four": 4,
+        "five": 5,
+        "six": 6,
+        "seven": 7,
+        "eight": 8,
+        "nine": 9,
+        "ten": 10,
+        "eleven": 11,
+        "twelve": 12,
+        "thirteen": 13,
+        "fourteen": 14,
+        "fifteen": 15,
+        "sixteen": 16,
+        "seventeen": 17,
+        "eighteen": 18,
+        "nineteen": 19,
+        "twenty": 20,
+        "thirty": 30,
+        "forty": 40,
+        "fifty": 50,
+        "sixty": 60,
+        "seventy": 70,
+        "eighty": 80,
+        "ninety": 90,
+        "hundred": 100,
+        "thousand": 1000,
     },
     "nl": {
-        "nul": 0, "één": 1, "eén": 1, "twee": 2, "drie": 3, "vier": 4, "vijf": 5, "zes": 6,
-        "zeven": 7, "acht": 8, "negen": 9, "tien": 10, "elf": 11, "twaalf": 12, "dertien": 13,
-        "veertien": 14, "vijftien": 15, "zestien": 16, "zeventien": 17, "achttien": 18,
-        "negentien": 19, "twintig": 20, "dertig": 30, "veertig": 40, "vijftig": 50,
-        "zestig": 60, "zeventig": 70, "tachtig": 80, "negentig": 90, "honderd": 100,
+        "nul": 0,
+        "één": 1,
+        "eén": 1,
+        "twee": 2,
+        "drie": 3,
+        "vier": 4,
+        "vijf": 5,
+        "zes": 6,
+        "zeven": 7,
+        "acht": 8,
+        "negen": 9,
+        "tien": 10,
+        "elf": 11,
+        "twaalf": 12,
+        "dertien": 13,
+        "veertien": 14,
+        "vijftien": 15,
+        "zestien": 16,
+        "zeventien": 17,
+        "achttien": 18,
+        "negentien": 19,
+        "twintig": 20,
+        "dertig": 30,
+        "veertig": 40,
+        "vijftig": 50,
+        "zestig": 60,
+        "zeventig": 70,
+        "tachtig": 80,
+        "negentig": 90,
+        "honderd": 100,
         "duizend": 1000,
     },
 }
 # Articles that are also the word for one (un, una, ein, eine, een) are never read as numbers.
 
 # German "einundzwanzig", Dutch "eenentwintig"; Spanish "treinta y dos" is read word by word.
-_DE_ONES = {"ein": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9}
-_DE_TENS = {"zwanzig": 20, "dreißig": 30, "dreissig": 30, "vierzig": 40, "fünfzig": 50,
-            "sechzig": 60, "siebzig": 70, "achtzig": 80, "neunzig": 90}
-_NL_ONES = {"een": 1, "één": 1, "twee": 2, "drie": 3, "vier": 4, "vijf": 5, "zes": 6, "zeven": 7, "acht": 8, "negen": 9}
-_NL_TENS = {"twintig": 20, "dertig": 30, "veertig": 40, "vijftig": 50, "zestig": 60,
-            "zeventig": 70, "tachtig": 80, "negentig": 90}
-_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_DE_ONES = {
+    "ein": 1,
+    "zwei": 2,
+    "drei": 3,
+    "vier": 4,
+    "fünf": 5,
+    "sechs": 6,
+    "sieben": 7,
+    "acht": 8,
+    "neun": 9,
+}
+_DE_TENS = {
+    "zwanzig": 20,
+    "dreißig": 30,
+    "dreissig": 30,
+    "vierzig": 40,
+    "fünfzig": 50,
+    "sechzig": 60,
+    "siebzig": 70,
+    "achtzig": 80,
+    "neunzig": 90,
+}
+_NL_ONES = {
+    "een": 1,
+    "één": 1,
+    "twee": 2,
+    "drie": 3,
+    "vier": 4,
+    "vijf": 5,
+    "zes": 6,
+    "zeven": 7,
+    "acht": 8,
+    "negen": 9,
+}
+_NL_TENS = {
+    "twintig": 20,
+    "dertig": 30,
+    "veertig": 40,
+    "vijftig": 50,
+    "zestig": 60,
+    "zeventig": 70,
+    "tachtig": 80,
+    "negentig": 90,
+}
+_EN_TENS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
 _EN_ONES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
 
 
@@ -105,24 +269,72 @@ _UNIT_ALIASES = {
     "GBP": ["£", "gbp", "pound", "pounds", "pfund", "libra", "libras"],
     "CENT": ["cent", "cents", "céntimo", "céntimos", "centimo", "centimos", "ct", "cts"],
     "%": ["%", "percent", "per cent", "por ciento", "prozent", "procent", "pct"],
-    "day": ["día", "días", "dia", "dias", "day", "days", "tag", "tage", "tagen", "tages",
-            "dag", "dagen", "werktag", "werktage", "werktagen", "werkdag", "werkdagen",
-            "business day", "business days", "working day", "working days",
-            "días hábiles", "dias habiles", "días laborables"],
+    "day": [
+        "día",
+        "días",
+        "dia",
+        "dias",
+        "day",
+        "days",
+        "tag",
+        "tage",
+        "tagen",
+        "tages",
+        "dag",
+        "dagen",
+        "werktag",
+        "werktage",
+        "werktagen",
+        "werkdag",
+        "werkdagen",
+        "business day",
+        "business days",
+        "working day",
+        "working days",
+        "días hábiles",
+        "dias habiles",
+        "días laborables",
+    ],
     "week": ["semana", "semanas", "week", "weeks", "woche", "wochen", "weken"],
     "month": ["mes", "meses", "month", "months", "monat", "monate", "monaten", "maand", "maanden"],
     "year": ["año", "años", "ano", "anos", "year", "years", "jahr", "jahre", "jahren", "jaar", "jaren"],
     "hour": ["h", "hora", "horas", "hour", "hours", "hr", "hrs", "stunde", "stunden", "std", "uur", "uren"],
     "minute": ["min", "mins", "minuto", "minutos", "minute", "minutes", "minuten", "minuut"],
-    "second": ["s", "seg", "segundo", "segundos", "sec", "second", "seconds", "sekunde", "sekunden", "seconde", "seconden"],
-    "km": ["km", "kilómetro", "kilómetros", "kilometro", "kilometros", "kilometer", "kilometers", "kilometre", "kilometres"],
+    "second": [
+        "s",
+        "seg",
+        "segundo",
+        "segundos",
+        "sec",
+        "second",
+        "seconds",
+        "sekunde",
+        "sekunden",
+        "seconde",
+        "seconden",
+    ],
+    "km": [
+        "km",
+        "kilómetro",
+        "kilómetros",
+        "kilometro",
+        "kilometros",
+        "kilometer",
+        "kilometers",
+        "kilometre",
+        "kilometres",
+    ],
     "m": ["m", "metro", "metros", "meter", "meters", "metre", "metres"],
-    "cm": ["cm"], "mm": ["mm"],
+    "cm": ["cm"],
+    "mm": ["mm"],
     "kg": ["kg", "kilo", "kilos", "kilogramo", "kilogramos", "kilogramm", "kilogram", "kilograms"],
     "g": ["g", "gr", "gramo", "gramos", "gramm", "gram", "grams"],
     "l": ["l", "litro", "litros", "liter", "liters", "litre", "litres"],
     "ml": ["ml"],
-    "GB": ["gb"], "MB": ["mb"], "TB": ["tb"], "KB": ["kb"],
+    "GB": ["gb"],
+    "MB": ["mb"],
+    "TB": ["tb"],
+    "KB": ["kb"],
 }
 UNITS: dict[str, str] = {}
 for canon, aliases in _UNIT_ALIASES.items():
@@ -152,7 +364,7 @@ def negative_sign(lower: str, start: int) -> bool:
 class Number(NamedTuple):
     value: Decimal
     unit: str | None  # canonical unit, or None when the text gives none
-    text: str         # as written (``14``, ``1.000``, ``cinco``)
+    text: str  # as written (``14``, ``1.000``, ``cinco``)
     start: int
 
 
@@ -285,8 +497,15 @@ def _scanner_units(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
     trie = _trie(values)
     firsts = sorted(ch for ch in trie if ch)
     words = "|".join(f"(?<={re.escape(ch)})" + _trie_node_regex(trie[ch]) for ch in firsts)
-    pat = ("[\\d" + "".join(re.escape(ch) for ch in firsts) + "]"
-           + r"(?:(?<=(\d))(?<![\w.,]\d)\d*(?:[.,]\d+)*|(?<!\w.)(?:" + words + r")\b)" + _AFTER_LOOK)
+    pat = (
+        "[\\d"
+        + "".join(re.escape(ch) for ch in firsts)
+        + "]"
+        + r"(?:(?<=(\d))(?<![\w.,]\d)\d*(?:[.,]\d+)*|(?<!\w.)(?:"
+        + words
+        + r")\b)"
+        + _AFTER_LOOK
+    )
     return re.compile(pat), values
 
 
@@ -325,7 +544,9 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
                     continue
                 value = value.normalize()
             start = m.start()
-            if unit is None and start:  # a currency symbol just before (``€5``, ``€ 5``), as _unit_before reads it
+            if (
+                unit is None and start
+            ):  # a currency symbol just before (``€5``, ``€ 5``), as _unit_before reads it
                 c = lower[start - 1]
                 if c in _CURRENCY:
                     unit = _CURRENCY[c]

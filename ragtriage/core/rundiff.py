@@ -7,6 +7,7 @@ Metric deltas come from the two summaries. Runs made on different versions of
 the test set (the meta lines' content hashes differ) are compared all the same
 and the difference is reported, since a changed label can move a reason too.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from .diagnosis import PASSING, REASONS
 from .schema import SUMMARY_METRICS
 
-GOOD = PASSING        # supported-correct, appropriate-abstention
+GOOD = PASSING  # supported-correct, appropriate-abstention
 NEUTRAL = frozenset({"unlabelled"})  # not scored: neither a failure nor a success
 REASON_ORDER = REASONS
 DELTA_METRICS = SUMMARY_METRICS + ("tokens",)
@@ -26,8 +27,8 @@ _HASH_KEYS = ("testset_hash", "testset_sha", "content_hash", "hash")
 class CaseChange:
     id: str
     before: str | None  # None: the case is new in run B
-    after: str | None   # None: the case is gone from run B
-    kind: str           # fixed | regressed | changed | new | removed
+    after: str | None  # None: the case is gone from run B
+    kind: str  # fixed | regressed | changed | new | removed
 
     def to_dict(self) -> dict:
         return {"id": self.id, "from": self.before, "to": self.after, "kind": self.kind}
@@ -70,10 +71,10 @@ class RunDiff:
             "k": {"a": self.meta_a.get("k"), "b": self.meta_b.get("k")},
             "counts": {kind: len(self.of_kind(kind)) for kind in KINDS} | {"unchanged": self.unchanged},
             "cases": [c.to_dict() for c in self.changes],
-            "metrics": {
-                name: {"a": va, "b": vb, "delta": d} for name, (va, vb, d) in self.metrics.items()
+            "metrics": {name: {"a": va, "b": vb, "delta": d} for name, (va, vb, d) in self.metrics.items()},
+            "reasons": {
+                name: {"a": ca, "b": cb, "delta": cb - ca} for name, (ca, cb) in self.reasons.items()
             },
-            "reasons": {name: {"a": ca, "b": cb, "delta": cb - ca} for name, (ca, cb) in self.reasons.items()},
             "edited": list(self.edited),
             "notes": list(self.notes),
         }
@@ -179,7 +180,8 @@ def diff_runs(a, b) -> RunDiff:
     if d.edited:
         d.notes.append(
             f"{len(d.edited)} case(s) were edited between the runs (question or labels): "
-            + ", ".join(d.edited[:10]) + (" …" if len(d.edited) > 10 else "")
+            + ", ".join(d.edited[:10])
+            + (" …" if len(d.edited) > 10 else "")
         )
     ta, tb = a.meta.get("testset"), b.meta.get("testset")
     if ta and tb and ta != tb:
@@ -279,7 +281,12 @@ def render_markdown(d: RunDiff) -> str:
         items = d.of_kind(kind)
         if not items:
             continue
-        out += [f"### {_GLYPH[kind]} {_TITLES[kind]}: {len(items)}", "", "| case | run A | run B |", "|---|---|---|"]
+        out += [
+            f"### {_GLYPH[kind]} {_TITLES[kind]}: {len(items)}",
+            "",
+            "| case | run A | run B |",
+            "|---|---|---|",
+        ]
         for c in items:
             out.append(f"| `{_md_cell(c.id)}` | {c.before or '–'} | {c.after or '–'} |")
         out.append("")
@@ -299,6 +306,7 @@ def render_markdown(d: RunDiff) -> str:
 
 
 # ---------------------------------------------------------------- reading
+
 
 def load_run(path):
     """Read a run file (formats.md §4) with the project's reader; bad input raises

@@ -6,6 +6,7 @@ keeps what finished and can be resumed); :func:`read_run` reads it back with
 located errors. The CI gate, ``diff`` and triage read runs through
 :func:`read_run`.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,10 +25,25 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def make_meta(*, testset: str, testset_hash: str | None, system: str, k: int, version: str,
-              started: str | None = None, **extra) -> dict:
-    meta = {"type": "meta", "testset": testset, "testset_hash": testset_hash, "system": system,
-            "k": k, "started": started or utc_now(), "version": version}
+def make_meta(
+    *,
+    testset: str,
+    testset_hash: str | None,
+    system: str,
+    k: int,
+    version: str,
+    started: str | None = None,
+    **extra,
+) -> dict:
+    meta = {
+        "type": "meta",
+        "testset": testset,
+        "testset_hash": testset_hash,
+        "system": system,
+        "k": k,
+        "started": started or utc_now(),
+        "version": version,
+    }
     meta.update({key: v for key, v in extra.items() if v is not None})
     return meta
 
@@ -83,8 +99,9 @@ def read_run(path) -> RunFile:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as e:
             if lineno == last and not data.endswith(b"\n"):
-                warnings.append(Problem(name, lineno, "last line cut off (interrupted run?); ignored",
-                                        severity="warning"))
+                warnings.append(
+                    Problem(name, lineno, "last line cut off (interrupted run?); ignored", severity="warning")
+                )
                 continue
             problems.append(Problem(name, lineno, f"not valid JSON ({e.args[0] if e.args else e})"))
             continue
@@ -92,8 +109,15 @@ def read_run(path) -> RunFile:
         if not isinstance(obj, dict):
             problems.append(Problem(name, lineno, f"expected a JSON object, got {type(obj).__name__}"))
         elif meta is None and kind != "meta":
-            problems.append(Problem(name, lineno, "the first line must be the meta line "
-                                    "({\"type\": \"meta\", ...}); is this a ragtriage run file?", field="type"))
+            problems.append(
+                Problem(
+                    name,
+                    lineno,
+                    "the first line must be the meta line "
+                    "({\"type\": \"meta\", ...}); is this a ragtriage run file?",
+                    field="type",
+                )
+            )
             break
         elif kind == "meta":
             if meta is not None:
@@ -107,12 +131,17 @@ def read_run(path) -> RunFile:
             if not isinstance(cid, str) or not cid:
                 problems.append(Problem(name, lineno, "is required (the case id)", field="id"))
             elif cid in seen:
-                problems.append(Problem(name, lineno, f"duplicate case (first at line {seen[cid]})",
-                                        case=cid, field="id"))
+                problems.append(
+                    Problem(name, lineno, f"duplicate case (first at line {seen[cid]})", case=cid, field="id")
+                )
             elif not isinstance(obj.get("reason"), str):
-                problems.append(Problem(name, lineno, "is required (the diagnosis)", case=cid, field="reason"))
+                problems.append(
+                    Problem(name, lineno, "is required (the diagnosis)", case=cid, field="reason")
+                )
             elif obj.get("ranking") is not None and not isinstance(obj.get("ranking"), list):
-                problems.append(Problem(name, lineno, "must be a list of chunk ids", case=cid, field="ranking"))
+                problems.append(
+                    Problem(name, lineno, "must be a list of chunk ids", case=cid, field="ranking")
+                )
             else:
                 seen[cid] = lineno
                 obj["_line"] = lineno
@@ -122,8 +151,9 @@ def read_run(path) -> RunFile:
                 problems.append(Problem(name, lineno, "a second summary line", field="type"))
             summary = obj
         else:
-            problems.append(Problem(name, lineno, f"unknown line type {kind!r} (meta, case or summary)",
-                                    field="type"))
+            problems.append(
+                Problem(name, lineno, f"unknown line type {kind!r} (meta, case or summary)", field="type")
+            )
         if len(problems) >= 50:
             break
     if meta is None and not problems:

@@ -6,6 +6,7 @@ finish. ``cancel`` (a ``threading.Event``) stops the run cleanly: cases not yet
 finished are left out, nothing half-written. Local systems (``builtin``,
 ``results:``) answer synchronously and skip the event loop.
 """
+
 from __future__ import annotations
 
 import sys
@@ -23,8 +24,9 @@ class Progress:
     plain lines (about every 10 %, at most one per ``min_interval`` seconds, so a
     run of a few seconds stays silent in CI logs); nothing when ``enabled`` is false."""
 
-    def __init__(self, total: int, label: str = "cases", enabled: bool = True, stream=None,
-                 min_interval: float = 2.0):
+    def __init__(
+        self, total: int, label: str = "cases", enabled: bool = True, stream=None, min_interval: float = 2.0
+    ):
         self.total = total
         self.done = 0
         self.label = label
@@ -47,12 +49,25 @@ class Progress:
     def __enter__(self):
         if self.tty:
             from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as Bar
 
-            self._bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(),
-                            console=Console(file=self.stream), transient=True)
+            self._bar = Bar(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                TimeElapsedColumn(),
+                console=Console(file=self.stream),
+                transient=True,
+            )
             self._bar.start()
             self._task = self._bar.add_task(self.label, total=self.total)
         return self
@@ -73,8 +88,11 @@ class Progress:
                 return
             el = now - self._t0
             eta = el / self.done * (self.total - self.done)
-            print(f"{self.done}/{self.total} {self.label} ({pct}%), {el:.1f} s, ETA {eta:.0f} s",
-                  file=self.stream, flush=True)
+            print(
+                f"{self.done}/{self.total} {self.label} ({pct}%), {el:.1f} s, ETA {eta:.0f} s",
+                file=self.stream,
+                flush=True,
+            )
             self._printed = True
             self._last = now
             self._next_pct = (pct // 10 + 1) * 10
@@ -83,10 +101,16 @@ class Progress:
     def __exit__(self, *exc):
         if self._bar is not None:
             self._bar.stop()
-        elif self.enabled and self.done >= self.total and (
-                self._printed or time.monotonic() - self._t0 >= self.min_interval):
-            print(f"{self.done}/{self.total} {self.label} in {time.monotonic() - self._t0:.1f} s",
-                  file=self.stream, flush=True)
+        elif (
+            self.enabled
+            and self.done >= self.total
+            and (self._printed or time.monotonic() - self._t0 >= self.min_interval)
+        ):
+            print(
+                f"{self.done}/{self.total} {self.label} in {time.monotonic() - self._t0:.1f} s",
+                file=self.stream,
+                flush=True,
+            )
 
 
 def _cause(e: BaseException, timeout: float) -> str:
@@ -117,7 +141,7 @@ async def ask_with_retries(system, case, k: int, *, timeout: float, retries: int
                 if attempt:
                     cause += f" (after {attempt + 1} tries)"
                 return {"error": cause}
-            await asyncio.sleep(min(backoff * (2 ** attempt), 8.0))
+            await asyncio.sleep(min(backoff * (2**attempt), 8.0))
             attempt += 1
             continue
         res = dict(res)
@@ -126,9 +150,18 @@ async def ask_with_retries(system, case, k: int, *, timeout: float, retries: int
         return res
 
 
-async def run_async(system, cases: Sequence, k: int, on_done: Callable[[object, dict], None], *,
-                    concurrency: int = 8, timeout: float = 60.0, retries: int = 2,
-                    backoff: float = BACKOFF, cancel: threading.Event | None = None) -> int:
+async def run_async(
+    system,
+    cases: Sequence,
+    k: int,
+    on_done: Callable[[object, dict], None],
+    *,
+    concurrency: int = 8,
+    timeout: float = 60.0,
+    retries: int = 2,
+    backoff: float = BACKOFF,
+    cancel: threading.Event | None = None,
+) -> int:
     """Ask every case with at most ``concurrency`` calls in flight; returns how many finished."""
     import asyncio
 
@@ -172,13 +205,34 @@ def run_sync(system, cases: Sequence, k: int, on_done, *, cancel: threading.Even
     return done
 
 
-def run_cases(system, cases: Sequence, k: int, on_done, *, concurrency: int = 8, timeout: float = 60.0,
-              retries: int = 2, backoff: float = BACKOFF, cancel: threading.Event | None = None) -> int:
+def run_cases(
+    system,
+    cases: Sequence,
+    k: int,
+    on_done,
+    *,
+    concurrency: int = 8,
+    timeout: float = 60.0,
+    retries: int = 2,
+    backoff: float = BACKOFF,
+    cancel: threading.Event | None = None,
+) -> int:
     """Run every case through ``system``; KeyboardInterrupt propagates after the
     finished cases were handed to ``on_done``."""
     if hasattr(system, "ask_sync"):
         return run_sync(system, cases, k, on_done, cancel=cancel)
     import asyncio  # only for systems that answer over the network or asynchronously
 
-    return asyncio.run(run_async(system, cases, k, on_done, concurrency=concurrency, timeout=timeout,
-                                 retries=retries, backoff=backoff, cancel=cancel))
+    return asyncio.run(
+        run_async(
+            system,
+            cases,
+            k,
+            on_done,
+            concurrency=concurrency,
+            timeout=timeout,
+            retries=retries,
+            backoff=backoff,
+            cancel=cancel,
+        )
+    )

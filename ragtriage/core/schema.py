@@ -3,6 +3,7 @@
 Models are frozen: a case is changed through the test-set document
 (:mod:`ragtriage.core.document`), never by assignment.
 """
+
 from __future__ import annotations
 
 import re
@@ -11,14 +12,29 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 CASE_FIELDS = (
-    "id", "topic", "question", "expected", "expect", "must_contain",
-    "answer", "unanswerable", "tags", "notes",
+    "id",
+    "topic",
+    "question",
+    "expected",
+    "expect",
+    "must_contain",
+    "answer",
+    "unanswerable",
+    "tags",
+    "notes",
 )
 TOP_KEYS = ("version", "corpus", "language", "decline", "k", "gates", "cases", "labels")
 LABEL_FIELDS = ("sha", "text", "doc", "start", "end", "when", "corpus")
 SUMMARY_METRICS = (
-    "hit", "recall", "precision", "mrr", "supported", "faithfulness",
-    "accuracy", "coverage", "unknown_abstention",
+    "hit",
+    "recall",
+    "precision",
+    "mrr",
+    "supported",
+    "faithfulness",
+    "accuracy",
+    "coverage",
+    "unknown_abstention",
 )
 AT_K_METRICS = ("hit", "recall", "precision", "mrr")
 _WS = re.compile(r"\s")
@@ -80,7 +96,7 @@ class Case(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _unanswerable(self) -> "Case":
+    def _unanswerable(self) -> Case:
         if self.unanswerable and self.expected:
             raise ValueError(
                 "unanswerable: true with expected chunks "

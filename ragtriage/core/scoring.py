@@ -5,6 +5,7 @@ computed field of a run-file case line (formats.md §4).
 to recompute a case after a relabel, from the ranking and answer stored in the
 run file.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -14,7 +15,18 @@ from .diagnosis import diagnose
 from .grounding import check_grounding, decline_phrases, is_abstention, is_correct
 from .metrics import retrieval
 
-COMPUTED_FIELDS = ("rank", "hit", "precision", "recall", "rr", "abstained", "supported", "why", "correct", "reason")
+COMPUTED_FIELDS = (
+    "rank",
+    "hit",
+    "precision",
+    "recall",
+    "rr",
+    "abstained",
+    "supported",
+    "why",
+    "correct",
+    "reason",
+)
 RESULT_FIELDS = ("ranking", "scores", "answer", "prompt_ids", "supported", "tokens", "latency_ms", "error")
 
 
@@ -89,8 +101,14 @@ def _score(case, result: dict, k: int, chunk_text_lookup, settings, out: dict, v
         prompt_ids = result.get("prompt_ids")
         if prompt_ids is None:
             prompt_ids = list(ranking[:k])
-        why = check_grounding(answer, prompt_ids, chunk_text_lookup, language=getattr(settings, "language", None),
-                              decline=phrases, abstained=abstained)
+        why = check_grounding(
+            answer,
+            prompt_ids,
+            chunk_text_lookup,
+            language=getattr(settings, "language", None),
+            decline=phrases,
+            abstained=abstained,
+        )
         supported = not why
     correct = is_correct(case, answer, abstained)
     if error:
@@ -98,8 +116,13 @@ def _score(case, result: dict, k: int, chunk_text_lookup, settings, out: dict, v
         correct = False
         why = f"error: {error}"
     reason = diagnose(
-        error=bool(error), unanswerable=case.unanswerable, unlabelled=case.unlabelled,
-        hit=hit, abstained=abstained, correct=correct, supported=supported,
+        error=bool(error),
+        unanswerable=case.unanswerable,
+        unlabelled=case.unlabelled,
+        hit=hit,
+        abstained=abstained,
+        correct=correct,
+        supported=supported,
     )
     # no text for an unlabelled case here: `why` is empty exactly when supported (formats.md §4);
     # the reason itself says the case has no expected chunk

@@ -6,6 +6,7 @@ are kept, so ``garantía`` matches ``garantía`` (and ``Garantía``) but not
 on both sides. Scoring is ``bm25s`` (numpy only); ties are broken by corpus
 order, so a search is deterministic run to run.
 """
+
 from __future__ import annotations
 
 import re
@@ -61,7 +62,9 @@ def tokenize(text: str, stop: frozenset[str] = frozenset()) -> list[str]:
 class LexicalIndex:
     """BM25 index over chunk texts. Build once, search many times."""
 
-    def __init__(self, ids: list[str], bm25, vocab: dict[str, int], stop: frozenset[str], language: str | None):
+    def __init__(
+        self, ids: list[str], bm25, vocab: dict[str, int], stop: frozenset[str], language: str | None
+    ):
         self.ids = ids
         self._bm25 = bm25
         self._vocab = vocab
@@ -72,7 +75,7 @@ class LexicalIndex:
         return len(self.ids)
 
     @classmethod
-    def build(cls, chunks: Iterable | Mapping, language: str | None = None) -> "LexicalIndex":
+    def build(cls, chunks: Iterable | Mapping, language: str | None = None) -> LexicalIndex:
         """Index an iterable of :class:`~ragtriage.core.corpus.Chunk` (or a Corpus, or
         ``(id, text)`` pairs), in the order given."""
         import bm25s

@@ -83,6 +83,7 @@ Text evidence (identical or containing chunks) comes before span evidence, so
 an edited document whose paragraphs shifted is still judged by what they say;
 spans decide when the text was normalised differently by the new chunker.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -104,11 +105,11 @@ from .errors import CorpusError, Problem
 from .text import normalize_text
 
 STATUSES = ("ok", "moved", "changed", "merged", "split", "missing", "unrecorded", "unknown")
-GAP = 80          # an anchor (word trigram) at least every GAP characters of a remembered text
-TOP_N = 3         # similarity candidates per label
-MAX_HOLDERS = 8   # identical / containing chunks kept per label
-MAX_PIECES = 64   # split pieces kept per label
-RARE_WORDS = 12   # a label's rarest words, compared with the chunks of its document
+GAP = 80  # an anchor (word trigram) at least every GAP characters of a remembered text
+TOP_N = 3  # similarity candidates per label
+MAX_HOLDERS = 8  # identical / containing chunks kept per label
+MAX_PIECES = 64  # split pieces kept per label
+RARE_WORDS = 12  # a label's rarest words, compared with the chunks of its document
 _WORD = re.compile(r"\w+")
 _STOP = frozenset(
     "the a an and or of to in on at for by with from as is are was were be been it its this that these those "
@@ -129,9 +130,9 @@ class StaleEntry:
     label: str
     status: str
     candidates: list[tuple[str, float]] = field(default_factory=list)
-    fix: str | None = None            # "auto" | "review" | None
-    expect: str | None = None         # proposed `expect` ("all" for a split), else None
-    fixed: bool = False               # set by apply_fixes
+    fix: str | None = None  # "auto" | "review" | None
+    expect: str | None = None  # proposed `expect` ("all" for a split), else None
+    fixed: bool = False  # set by apply_fixes
 
     @property
     def stale(self) -> bool:
@@ -151,9 +152,9 @@ class StaleEntry:
 @dataclass
 class StaleReport:
     labels: list[StaleEntry]
-    corpus: str | None = None          # the chunks file judged against
-    _corpus_hash: str | None = None    # see corpus_hash
-    chunks: int = 0                    # chunks read
+    corpus: str | None = None  # the chunks file judged against
+    _corpus_hash: str | None = None  # see corpus_hash
+    chunks: int = 0  # chunks read
     _found: dict = field(default_factory=dict, repr=False)  # chunk id -> Chunk, for auto fixes
 
     @property
@@ -210,8 +211,13 @@ class StaleReport:
                 target[(e.case, e.label)] = e.label if e.status == "unrecorded" else e.candidates[0][0]
         while True:
             kept = {e.label for e in self.labels if e.status != "ok" and (e.case, e.label) not in target}
-            clash = [e for e in self.labels if (e.case, e.label) in target and target[(e.case, e.label)] in kept
-                     and target[(e.case, e.label)] != e.label]
+            clash = [
+                e
+                for e in self.labels
+                if (e.case, e.label) in target
+                and target[(e.case, e.label)] in kept
+                and target[(e.case, e.label)] != e.label
+            ]
             if not clash:
                 return target
             for e in clash:
@@ -237,8 +243,15 @@ class StaleReport:
                 if (case, e.label) in target:
                     ch = self._found.get(t)
                     if ch is not None and t not in record:
-                        record[t] = {"sha": _fp(normalize_text(ch.text)), "text": ch.text, "doc": ch.doc,
-                                     "start": ch.start, "end": ch.end, "when": when, "corpus": self.corpus_hash}
+                        record[t] = {
+                            "sha": _fp(normalize_text(ch.text)),
+                            "text": ch.text,
+                            "doc": ch.doc,
+                            "start": ch.start,
+                            "end": ch.end,
+                            "when": when,
+                            "corpus": self.corpus_hash,
+                        }
             if changed:
                 new_expected[case] = out
         return new_expected, record
@@ -246,7 +259,7 @@ class StaleReport:
     def apply_fixes(self, doc) -> int:
         """Apply the automatic fixes through the test-set document (no save). Returns the
         number of (case, label) entries fixed; marks them ``fixed``."""
-        new_expected, record = self.fix_plan()   # may turn a clashing "auto" into "review"
+        new_expected, record = self.fix_plan()  # may turn a clashing "auto" into "review"
         for case, expected in new_expected.items():
             doc.update_case(case, expected=expected)
         for cid, lab in record.items():
@@ -271,7 +284,11 @@ def _now() -> str:
     import os
 
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    t = datetime.fromtimestamp(int(epoch), timezone.utc) if epoch and epoch.isdigit() else datetime.now(timezone.utc)
+    t = (
+        datetime.fromtimestamp(int(epoch), timezone.utc)
+        if epoch and epoch.isdigit()
+        else datetime.now(timezone.utc)
+    )
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -282,8 +299,27 @@ def _fp(norm: str) -> str:
 class _Label:
     """What we know about one remembered label, and the evidence gathered for it."""
 
-    __slots__ = ("id", "t", "fp", "doc", "start", "end", "has_text", "own", "own_norm", "exact",
-                 "holders", "pieces", "spans", "questions", "near", "n_anchors", "raw", "nearby", "words")
+    __slots__ = (
+        "id",
+        "t",
+        "fp",
+        "doc",
+        "start",
+        "end",
+        "has_text",
+        "own",
+        "own_norm",
+        "exact",
+        "holders",
+        "pieces",
+        "spans",
+        "questions",
+        "near",
+        "n_anchors",
+        "raw",
+        "nearby",
+        "words",
+    )
 
     def __init__(self, cid: str, lab):
         get = (lambda k: lab.get(k)) if isinstance(lab, Mapping) else (lambda k: getattr(lab, k, None))
@@ -297,15 +333,15 @@ class _Label:
         ok_span = isinstance(doc, str) and isinstance(start, int) and isinstance(end, int) and end > start
         self.doc = doc if isinstance(doc, str) else None
         self.start, self.end = (start, end) if ok_span else (None, None)
-        self.own: Chunk | None = None       # the chunk with this id in the new corpus
+        self.own: Chunk | None = None  # the chunk with this id in the new corpus
         self.own_norm: str | None = None
-        self.exact: list[Chunk] = []        # other chunks with the same fingerprint
-        self.holders: list[Chunk] = []      # chunks whose text contains the remembered text
+        self.exact: list[Chunk] = []  # other chunks with the same fingerprint
+        self.holders: list[Chunk] = []  # chunks whose text contains the remembered text
         self.pieces: dict[int, tuple] = {}  # seq -> ((chunk id, normalised length), a, b), b/a in t
-        self.spans: list[tuple[Chunk, int, int]] = []        # span overlaps, label coordinates
+        self.spans: list[tuple[Chunk, int, int]] = []  # span overlaps, label coordinates
         self.questions: list[str] = []
-        self.near: list[tuple] = []         # heap of (score, -seq, chunk id, text): chunks sharing an anchor
-        self.nearby: list[tuple] = []       # heap of (word share, -seq, chunk id): same-document chunks
+        self.near: list[tuple] = []  # heap of (score, -seq, chunk id, text): chunks sharing an anchor
+        self.nearby: list[tuple] = []  # heap of (word share, -seq, chunk id): same-document chunks
         self.words: frozenset | None = None
         self.n_anchors = 0
 
@@ -346,7 +382,7 @@ def _relate(c: str, t: str, q: int = 16):
     tail = t[-q:]
     j = c.rfind(tail)
     while j >= 0:
-        if t.endswith(c[:j + q]):
+        if t.endswith(c[: j + q]):
             if best is None or j + q > best[1] - best[0]:
                 best = (lt - j - q, lt)
             break
@@ -362,15 +398,15 @@ def _relate_near(c: str, t: str):
         return r
     lc, lt = len(c), len(t)
     best = None
-    i = c.find(t[0], max(0, lc - lt))          # suffix of c == prefix of t
+    i = c.find(t[0], max(0, lc - lt))  # suffix of c == prefix of t
     while i >= 0:
         if t.startswith(c[i:]):
             best = (0, lc - i)
             break
         i = c.find(t[0], i + 1)
-    j = c.rfind(t[-1], 0, min(lc, lt))        # prefix of c == suffix of t
+    j = c.rfind(t[-1], 0, min(lc, lt))  # prefix of c == suffix of t
     while j >= 0:
-        if t.endswith(c[:j + 1]):
+        if t.endswith(c[: j + 1]):
             if best is None or j + 1 > best[1] - best[0]:
                 best = (lt - j - 1, lt)
             break
@@ -430,6 +466,7 @@ class _Meter:
         if self.progress is not None:
             self.progress(self.phase, self.done, self.total)
 
+
 def _document_chunks(corpus, docs: set, ranges: dict, in_memory: dict):
     """Yield ``(doc, [(order, chunk id, words)])`` for a few documents: in memory from what the
     scan kept, from a file by re-reading only the byte range where the scan met the document."""
@@ -443,11 +480,11 @@ def _document_chunks(corpus, docs: set, ranges: dict, in_memory: dict):
             first, last = ranges.get(doc, (0, 0))
             if not last:
                 continue
-            lo = max(0, first - 2 * block)   # a line met when `first` bytes were read starts after this
+            lo = max(0, first - 2 * block)  # a line met when `first` bytes were read starts after this
             f.seek(lo)
             buf = f.read(last - lo)
             if lo:
-                buf = buf[buf.find(b"\n") + 1:]
+                buf = buf[buf.find(b"\n") + 1 :]
             rows = []
             for k, raw in enumerate(buf.split(b"\n")):
                 if not raw.strip():
@@ -455,7 +492,7 @@ def _document_chunks(corpus, docs: set, ranges: dict, in_memory: dict):
                 try:
                     rec = orjson.loads(raw.lstrip(b"\xef\xbb\xbf"))
                 except orjson.JSONDecodeError:
-                    continue   # the first pass read every line: only a cut one can fail here
+                    continue  # the first pass read every line: only a cut one can fail here
                 if rec.get("doc") == doc:
                     rows.append((lo + k, rec["id"], rec["text"].split()))
             yield doc, rows
@@ -472,8 +509,15 @@ def _chunk(rec, lineno: int) -> Chunk:
     if isinstance(rec, Chunk):
         return rec
     start, end = rec.get("start"), rec.get("end")
-    return Chunk(rec["id"], rec["text"], rec.get("doc"), start if isinstance(start, int) else None,
-                 end if isinstance(end, int) else None, None, lineno)
+    return Chunk(
+        rec["id"],
+        rec["text"],
+        rec.get("doc"),
+        start if isinstance(start, int) else None,
+        end if isinstance(end, int) else None,
+        None,
+        lineno,
+    )
 
 
 def _grams(toks: list[str]) -> list[tuple]:
@@ -501,11 +545,11 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
         grams = _grams(toks)
         if not grams:
             continue  # fewer than 5 words: found by fingerprint only
-        toks = list(map(intern, toks))   # the index keeps these words: one copy of each
+        toks = list(map(intern, toks))  # the index keeps these words: one copy of each
         raw = list(map(intern, st.raw.split()))
-        key_at = [0] + [wdf[a] + wdf[b] + wdf[c] for a, b, c in grams]   # key_at[j]: trigram at word j
+        key_at = [0] + [wdf[a] + wdf[b] + wdf[c] for a, b, c in grams]  # key_at[j]: trigram at word j
         starts = list(accumulate(map(len, toks), lambda acc, n: acc + n + 1, initial=0))[:-1]
-        n_b = max(1, round(len(st.t) / GAP))     # buckets of about GAP characters, none tiny
+        n_b = max(1, round(len(st.t) / GAP))  # buckets of about GAP characters, none tiny
         best: dict[int, tuple] = {}
         lo = 1
         for b in range(n_b):
@@ -518,15 +562,17 @@ def _anchor_index(states: list[_Label]) -> dict[tuple, list[int]]:
         same = len(raw) == len(toks)
         keys = set()
         for _, j in best.values():
-            keys.add(tuple(toks[j:j + 3]))
+            keys.add(tuple(toks[j : j + 3]))
             if same:
-                keys.add(tuple(raw[j:j + 3]))
+                keys.add(tuple(raw[j : j + 3]))
         for g in keys:
             index.setdefault(g, []).append(li)
         st.n_anchors = len(best)
-        if st.doc is not None:   # its rarest words, for same-document similarity (see check_labels)
+        if st.doc is not None:  # its rarest words, for same-document similarity (see check_labels)
             pairs = zip(raw, toks) if same else zip(toks, toks)
-            ranked = sorted({w: wdf[n] for w, n in pairs if len(n) > 2 and n not in _STOP}.items(), key=lambda p: p[1])
+            ranked = sorted(
+                {w: wdf[n] for w, n in pairs if len(n) > 2 and n not in _STOP}.items(), key=lambda p: p[1]
+            )
             st.words = frozenset(w for w, _ in ranked[:RARE_WORDS]) or None
     return index
 
@@ -541,8 +587,15 @@ def _split_norm(text: str) -> list[str]:
 # ------------------------------------------------------------------ the check
 
 
-def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable | None = None,
-                 cancel=None, top_n: int = TOP_N) -> StaleReport:
+def check_labels(
+    cases: Iterable,
+    labels: Mapping,
+    corpus,
+    *,
+    progress: Callable | None = None,
+    cancel=None,
+    top_n: int = TOP_N,
+) -> StaleReport:
     """Judge every expected chunk of ``cases`` (``(id, question, expected ids)`` tuples or
     objects with those attributes) against ``corpus`` (a chunks file path, streamed, or an
     iterable of :class:`Chunk` that can be iterated twice), using ``labels`` (chunk id ->
@@ -579,17 +632,17 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
         lst.sort(key=lambda s: s.start)
     span_starts = {d: [s.start for s in lst] for d, lst in span_docs.items()}
     short_lens = {len(st.t.split()) for st in textual if len(st.t.split()) < 5}
-    all_fp = any(st.t is None and st.fp for st in order)   # sha-only labels: fingerprint every chunk
+    all_fp = any(st.t is None and st.fp for st in order)  # sha-only labels: fingerprint every chunk
 
     doc_labels: dict[str, list[_Label]] = {}
-    doc_ranges: dict[str, tuple[int, int]] = {}    # doc -> (bytes read at its first, at its last chunk)
-    doc_chunks: dict[str, list] = {}               # in memory: doc -> [(seq, id, words)]
+    doc_ranges: dict[str, tuple[int, int]] = {}  # doc -> (bytes read at its first, at its last chunk)
+    doc_chunks: dict[str, list] = {}  # in memory: doc -> [(seq, id, words)]
     for st in textual:
         if st.doc is not None and st.words:
             doc_labels.setdefault(st.doc, []).append(st)
 
-    recent: deque = deque(maxlen=4)       # [seq, line, record, normalised text or None]
-    pending: dict[int, list[int]] = {}    # seq expected next -> text-label indexes waiting for it
+    recent: deque = deque(maxlen=4)  # [seq, line, record, normalised text or None]
+    pending: dict[int, list[int]] = {}  # seq expected next -> text-label indexes waiting for it
     corpus_name = str(corpus) if isinstance(corpus, (str, Path)) else None
     dup_problems: list[Problem] = []
     join = " ".join
@@ -604,10 +657,10 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
         seq = item[0]
         if seq in st.pieces or len(st.pieces) >= MAX_PIECES:
             return
-        rec = item[2]   # a piece keeps its id and normalised length only, not its text
+        rec = item[2]  # a piece keeps its id and normalised length only, not its text
         st.pieces[seq] = ((rec["id"] if isinstance(rec, dict) else rec.id, len(norm_of(item))), iv[0], iv[1])
         t = st.t
-        if iv[0] > 0:   # look back for the piece before, however short
+        if iv[0] > 0:  # look back for the piece before, however short
             prev = next((r for r in recent if r[0] == seq - 1), None)
             if prev is not None and prev[0] not in st.pieces:
                 r = _relate_near(norm_of(prev), t)
@@ -620,7 +673,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
     if isinstance(corpus, (str, Path)):
         path = Path(corpus)
         if not path.is_file():
-            for _ in iter_chunks(path):   # raises the located CorpusError (missing file, folder)
+            for _ in iter_chunks(path):  # raises the located CorpusError (missing file, folder)
                 pass
         meter = _Meter(path.stat().st_size, "scan", progress, cancel)
         source = iter_lines(path, meter.update)
@@ -633,7 +686,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
         if in_memory:
             rec = raw
             cid, text = rec.id, rec.text
-        else:   # parsed here, not in a generator: this loop runs a million times
+        else:  # parsed here, not in a generator: this loop runs a million times
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             if not raw or raw.isspace():
@@ -653,8 +706,14 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
         st = states.get(cid)
         if st is not None:
             if st.own is not None:
-                dup_problems.append(Problem(corpus_name or "<chunks>", lineno,
-                                            f"duplicate id {cid!r} (first at line {st.own.line})", field="id"))
+                dup_problems.append(
+                    Problem(
+                        corpus_name or "<chunks>",
+                        lineno,
+                        f"duplicate id {cid!r} (first at line {st.own.line})",
+                        field="id",
+                    )
+                )
             st.own, st.own_norm = _chunk(rec, lineno), norm_of(item)
         if all_fp or len(toks) in short_lens:
             hits = by_fp.get(_fp(norm_of(item)))
@@ -676,7 +735,11 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                     lst.near_hit(cid, nh, seq, c)
                 elif r == "holds":
                     if len(c) == len(lst.t):
-                        if lst.id != cid and len(lst.exact) < MAX_HOLDERS and all(x.id != cid for x in lst.exact):
+                        if (
+                            lst.id != cid
+                            and len(lst.exact) < MAX_HOLDERS
+                            and all(x.id != cid for x in lst.exact)
+                        ):
                             lst.exact.append(_chunk(rec, lineno))
                     elif len(lst.holders) < MAX_HOLDERS:
                         lst.holders.append(_chunk(rec, lineno))
@@ -694,7 +757,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                     prev = lst.pieces.get(seq - 1)
                     if isinstance(r, tuple) and prev is not None and r[0] <= prev[2] + 1:
                         accept(li, item, r)
-        if doc_labels:   # where each labelled document lies in the file (or, in memory, its chunks)
+        if doc_labels:  # where each labelled document lies in the file (or, in memory, its chunks)
             doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
             if doc is not None and doc in doc_labels:
                 if in_memory:
@@ -735,7 +798,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
         for st in late:
             verdict[st.id] = _judge(st, found)
 
-    need = []   # (entry, query text) for a second pass
+    need = []  # (entry, query text) for a second pass
     entries: list[StaleEntry] = []
     for case, question, expected in case_rows:
         for x in expected:
@@ -753,7 +816,7 @@ def check_labels(cases: Iterable, labels: Mapping, corpus, *, progress: Callable
                 df[w] = df.get(w, 0) + 1
         _similar(need, corpus, top_n, df, progress, cancel)
     report.labels = entries
-    report.settle()   # which fixes are safe together (see settle), so the report says so
+    report.settle()  # which fixes are safe together (see settle), so the report says so
     return report
 
 
@@ -766,7 +829,11 @@ def _prefer(st: _Label, chunks: list[Chunk]) -> list[Chunk]:
     if not same:
         return chunks
     if st.start is not None:
-        over = [c for c in same if c.start is not None and c.end is not None and c.start < st.end and st.start < c.end]
+        over = [
+            c
+            for c in same
+            if c.start is not None and c.end is not None and c.start < st.end and st.start < c.end
+        ]
         if over:
             return over
     return same
@@ -787,7 +854,10 @@ def _judge(st: _Label, found: dict) -> tuple:
     if own is not None and t is not None and t in st.own_norm:
         found[own.id] = own
         return "merged", [(own.id, _jaccard(len(t), len(st.own_norm), len(t)))], "auto", None, None
-    status_if = (lambda s: "changed" if own is not None else s)
+
+    def status_if(s):
+        return "changed" if own is not None else s
+
     if st.exact:
         ex = _prefer(st, st.exact)
         for c in ex:
@@ -799,8 +869,13 @@ def _judge(st: _Label, found: dict) -> tuple:
         scored = sorted(((c, _jaccard(lt, len(normalize_text(c.text)), lt)) for c in hs), key=lambda p: -p[1])
         for c, _ in scored:
             found[c.id] = c
-        return (status_if("merged"), [(c.id, s) for c, s in scored],
-                "auto" if len(scored) == 1 else "review", None, None)
+        return (
+            status_if("merged"),
+            [(c.id, s) for c, s in scored],
+            "auto" if len(scored) == 1 else "review",
+            None,
+            None,
+        )
     # span evidence (the new chunker may have normalised text differently)
     if st.spans:
         span = st.end - st.start
@@ -811,20 +886,38 @@ def _judge(st: _Label, found: dict) -> tuple:
         if exact:
             for c in exact:
                 found[c.id] = c
-            return status_if("moved"), [(c.id, 1.0) for c in exact], "auto" if len(exact) == 1 else "review", None, None
+            return (
+                status_if("moved"),
+                [(c.id, 1.0) for c in exact],
+                "auto" if len(exact) == 1 else "review",
+                None,
+                None,
+            )
         if same:
-            scored = sorted(((c, _jaccard(span, c.end - c.start, span)) for c, _, _ in same), key=lambda p: -p[1])
+            scored = sorted(
+                ((c, _jaccard(span, c.end - c.start, span)) for c, _, _ in same), key=lambda p: -p[1]
+            )
             for c, _ in scored:
                 found[c.id] = c
-            return (status_if("merged"), [(c.id, s) for c, s in scored],
-                    "auto" if len(scored) == 1 else "review", None, None)
+            return (
+                status_if("merged"),
+                [(c.id, s) for c, s in scored],
+                "auto" if len(scored) == 1 else "review",
+                None,
+                None,
+            )
         if _covers_span(span, [(a, b) for _, a, b in st.spans]):
             pieces = _min_cover(span, sorted(st.spans, key=lambda p: p[0].start))
             cands = [(c.id, _jaccard(span, c.end - c.start, b - a)) for c, a, b in pieces]
             return status_if("split"), cands, "review", "all", None
         partial = sorted(st.spans, key=lambda p: -(p[2] - p[1]))[:TOP_N]
-        return (status_if("missing"), [(c.id, _jaccard(span, c.end - c.start, b - a)) for c, a, b in partial],
-                "review", None, None)
+        return (
+            status_if("missing"),
+            [(c.id, _jaccard(span, c.end - c.start, b - a)) for c, a, b in partial],
+            "review",
+            None,
+            None,
+        )
     # text evidence: consecutive pieces that together cover the text
     if t is not None and st.pieces:
         run = _best_run(t, st.pieces)
@@ -836,9 +929,11 @@ def _judge(st: _Label, found: dict) -> tuple:
     if st.near:
         scored = sorted(((_dice(t, c), cid) for _, _, cid, c in st.near), key=lambda p: (-p[0], p[1]))
         return status_if("missing"), [(cid, sc) for sc, cid in scored], "review", None, None
-    if st.nearby:   # nothing shares a passage: the most similar chunks of the same document
-        scored = sorted(((round(min(sc, 0.999), 3), -negseq, cid) for sc, negseq, cid in st.nearby),
-                        key=lambda p: (-p[0], p[1]))
+    if st.nearby:  # nothing shares a passage: the most similar chunks of the same document
+        scored = sorted(
+            ((round(min(sc, 0.999), 3), -negseq, cid) for sc, negseq, cid in st.nearby),
+            key=lambda p: (-p[0], p[1]),
+        )
         return status_if("missing"), [(cid, sc) for sc, _, cid in scored], "review", None, None
     return status_if("missing"), [], "review", None, "text"
 
@@ -855,7 +950,7 @@ def _min_cover(length: int, pieces: list) -> list:
             end = max(end, pieces[j][2])
             if end >= length:
                 if j - i + 1 < len(best):
-                    best = pieces[i:j + 1]
+                    best = pieces[i : j + 1]
                 break
     return best
 
@@ -871,7 +966,7 @@ def _best_run(t: str, pieces: dict) -> list | None:
                 break
             ivs.append(pieces[seqs[j]][1:])
             if _covers(t, ivs):
-                run = [pieces[s] for s in seqs[i:j + 1]]
+                run = [pieces[s] for s in seqs[i : j + 1]]
                 if best is None or len(run) < len(best):
                     best = run
                 break
@@ -888,12 +983,14 @@ def _query_terms(text: str, df: Mapping[str, int], limit: int = 8) -> list[str]:
     return words[:limit]
 
 
-_PUNCT_CHARS = bytes(c for c in range(128) if not (chr(c).isalnum() or c == 95))   # incl. \\ of \\t
-_PUNCT = bytes.maketrans(_PUNCT_CHARS, b" " * len(_PUNCT_CHARS))   # ASCII punctuation -> space
+_PUNCT_CHARS = bytes(c for c in range(128) if not (chr(c).isalnum() or c == 95))  # incl. \\ of \\t
+_PUNCT = bytes.maketrans(_PUNCT_CHARS, b" " * len(_PUNCT_CHARS))  # ASCII punctuation -> space
 
 
-_WORDBYTE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") | frozenset(range(128, 256))
-FEW_TERMS = 24   # up to this many query words, search whole blocks for them instead of splitting lines
+_WORDBYTE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") | frozenset(
+    range(128, 256)
+)
+FEW_TERMS = 24  # up to this many query words, search whole blocks for them instead of splitting lines
 
 
 def _lines_with_terms(path: Path, terms: set[bytes], meter: _Meter, counter: list):
@@ -923,7 +1020,9 @@ def _lines_with_terms(path: Path, terms: set[bytes], meter: _Meter, counter: lis
                 i = low.find(t)
                 while i >= 0:
                     j = i + len(t)
-                    ok_before = i == 0 or low[i - 1] not in _WORDBYTE or low[i - 2:i] in (b"\\n", b"\\t", b"\\r")
+                    ok_before = (
+                        i == 0 or low[i - 1] not in _WORDBYTE or low[i - 2 : i] in (b"\\n", b"\\t", b"\\r")
+                    )
                     if ok_before and (j >= len(low) or low[j] not in _WORDBYTE):
                         hits.setdefault(low.rfind(b"\n", 0, i) + 1, set()).add(t)
                     i = low.find(t, j)
@@ -931,7 +1030,7 @@ def _lines_with_terms(path: Path, terms: set[bytes], meter: _Meter, counter: lis
             for start in sorted(hits):
                 line += buf.count(b"\n", at, start)
                 at = start
-                yield line + 1, buf[start:buf.find(b"\n", start)], hits[start]
+                yield line + 1, buf[start : buf.find(b"\n", start)], hits[start]
             base += buf.count(b"\n")
             if not block:
                 break
@@ -1007,8 +1106,10 @@ def _similar(need: list, corpus, top_n: int, df: Mapping[str, int], progress, ca
             continue
         idf = {w.encode(): math.log(1 + n / (1 + cdf[w.encode()])) for w in ts}
         total = sum(idf.values()) or 1.0
-        scored = sorted(((round(sum(idf[w] for w in ws) / total, 3), -negline, cid)
-                         for _, negline, cid, ws in h), key=lambda p: (-p[0], p[1]))
+        scored = sorted(
+            ((round(sum(idf[w] for w in ws) / total, 3), -negline, cid) for _, negline, cid, ws in h),
+            key=lambda p: (-p[0], p[1]),
+        )
         have = {cid for cid, _ in e.candidates}
         extra = [(cid, sc) for sc, _, cid in scored if cid not in have and sc > 0][:top_n]
         e.candidates.extend(extra)
@@ -1017,19 +1118,28 @@ def _similar(need: list, corpus, top_n: int, df: Mapping[str, int], progress, ca
 # ------------------------------------------------------------------ with the document
 
 
-def check(doc, corpus_path=None, progress: Callable | None = None, cancel=None, top_n: int = TOP_N) -> StaleReport:
+def check(
+    doc, corpus_path=None, progress: Callable | None = None, cancel=None, top_n: int = TOP_N
+) -> StaleReport:
     """Judge the labels of a :class:`~ragtriage.core.document.TestSetDocument` against
     ``corpus_path`` (a chunks file, streamed; or a loaded :class:`~ragtriage.core.corpus.Corpus`;
     default: the test set's own corpus). Raises :class:`CorpusError` (an ``InputError``)
     when there is no usable chunks file."""
-    if isinstance(corpus_path, Mapping):   # an already loaded Corpus (id -> Chunk)
-        report = check_labels(doc.cases, doc.labels, list(corpus_path.values()), progress=progress,
-                              cancel=cancel, top_n=top_n)
+    if isinstance(corpus_path, Mapping):  # an already loaded Corpus (id -> Chunk)
+        report = check_labels(
+            doc.cases, doc.labels, list(corpus_path.values()), progress=progress, cancel=cancel, top_n=top_n
+        )
         report.corpus = getattr(corpus_path, "path", None)
         report.corpus_hash = getattr(corpus_path, "content_hash", None)
         return report
     path = Path(corpus_path) if corpus_path is not None else doc.corpus_path
     if path is None:
-        raise CorpusError(Problem(str(doc.path), None, "no chunks file: the test set has no `corpus:` "
-                                  "(give one with --corpus)", field="corpus"))
+        raise CorpusError(
+            Problem(
+                str(doc.path),
+                None,
+                "no chunks file: the test set has no `corpus:` (give one with --corpus)",
+                field="corpus",
+            )
+        )
     return check_labels(doc.cases, doc.labels, path, progress=progress, cancel=cancel, top_n=top_n)

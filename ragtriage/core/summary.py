@@ -4,6 +4,7 @@ Cases with reason ``unlabelled`` or ``error`` are counted but left out of every
 ratio; each ratio has its own denominator and is null where that is empty.
 ``answerable`` and ``answered`` count the scored cases (the denominators).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -12,9 +13,23 @@ from collections.abc import Iterable
 from .diagnosis import NOT_SCORED, REASONS
 
 SUMMARY_KEYS = (
-    "k", "n", "answerable", "answered", "unlabelled", "errors",
-    "hit", "recall", "precision", "mrr", "supported", "faithfulness",
-    "accuracy", "coverage", "unknown_abstention", "tokens", "reasons",
+    "k",
+    "n",
+    "answerable",
+    "answered",
+    "unlabelled",
+    "errors",
+    "hit",
+    "recall",
+    "precision",
+    "mrr",
+    "supported",
+    "faithfulness",
+    "accuracy",
+    "coverage",
+    "unknown_abstention",
+    "tokens",
+    "reasons",
 )
 
 
@@ -47,8 +62,9 @@ def summarize(case_records: Iterable[dict], k: int) -> dict:
         if reason in NOT_SCORED:
             continue
         scored += 1
-        is_unans = bool(r.get("unanswerable")) or (r.get("recall") is None and reason in (
-            "appropriate-abstention", "unanswerable-answered"))
+        is_unans = bool(r.get("unanswerable")) or (
+            r.get("recall") is None and reason in ("appropriate-abstention", "unanswerable-answered")
+        )
         abst = bool(r.get("abstained"))
         sup = bool(r.get("supported"))
         if not abst:

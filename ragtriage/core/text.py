@@ -4,6 +4,7 @@ Two chunk texts are "the same" when they are equal after Unicode NFC, case
 folding and collapsing every run of whitespace to one space: a re-chunking that
 only moves line breaks does not make a label stale.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -12,6 +12,7 @@ other byte stays as it was. This module holds the two halves of that:
   (plain, quoted, block, flow or block list), checked so that any YAML reader
   reads back exactly the value we meant.
 """
+
 from __future__ import annotations
 
 import json
@@ -69,7 +70,7 @@ class _FastLoader(_Loader):
     (YAML 1.2 rules, :func:`scalar_value`), so the 1.1 resolver's regexes on every
     scalar would be wasted work. Explicit tags are kept as written."""
 
-    def resolve(self, kind, value, implicit):  # noqa: D102 - called by the composer
+    def resolve(self, kind, value, implicit):
         if kind is ScalarNode:
             return _STR
         return _SEQ if kind is SequenceNode else _MAP

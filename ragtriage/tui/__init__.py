@@ -1,4 +1,5 @@
 """The Textual app (``ragtriage edit``). Importing this package imports Textual."""
+
 from __future__ import annotations
 
 

@@ -7,11 +7,12 @@ never wait on a file. Screens show state and call :meth:`RagtriageApp.edit`
 (one place where the document changes, the recovery file is written and every
 screen is told to refresh).
 """
+
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -21,7 +22,6 @@ from textual.screen import Screen
 from .screens.cases import CasesScreen
 from .screens.dialogs import Choice, HelpScreen
 from .session import Session, find_recovery
-
 
 PREVIEW_ABOVE_BYTES = 1 << 20  # above ~5k cases, paint the first rows before the whole file is read
 
@@ -125,7 +125,9 @@ class RagtriageApp(App[int]):
         except OSError as e:
             from ..core.errors import Problem, TestSetError
 
-            self.call_from_thread(self._fail, TestSetError(Problem(str(self.testset_path), None, e.strerror or str(e))))
+            self.call_from_thread(
+                self._fail, TestSetError(Problem(str(self.testset_path), None, e.strerror or str(e)))
+            )
             return
         finally:
             if was:
@@ -160,8 +162,12 @@ class RagtriageApp(App[int]):
         if reasons and not any(cid in doc for cid in reasons):
             # `edit A.yaml --run B-run.jsonl`: an empty reason column and a triage of cases
             # that do not exist here, with not a word about why
-            self.notify(f"the run {self.run_path.name} has no case of {doc.path.name}: "
-                        "was it made on another test set?", severity="warning", timeout=10)
+            self.notify(
+                f"the run {self.run_path.name} has no case of {doc.path.name}: "
+                "was it made on another test set?",
+                severity="warning",
+                timeout=10,
+            )
         recovery = find_recovery(doc.path) if self.recovery_enabled else None
         if recovery is not None and len(recovery):
             self._offer_recovery(recovery)
@@ -172,7 +178,8 @@ class RagtriageApp(App[int]):
         n = len(recovery)
         note = (
             "\nThe test set changed on disk since then; the edits are re-applied on top of it."
-            if recovery.base_changed else ""
+            if recovery.base_changed
+            else ""
         )
         question = f"Unsaved edits from an earlier session were found ({n} edit{'s' * (n != 1)}).{note}"
 
@@ -190,8 +197,11 @@ class RagtriageApp(App[int]):
             # None (escape): leave the file for next time
 
         self.push_screen(
-            Choice(question, [("r", "restore", "restore them"), ("d", "discard", "discard them")],
-                   title="Recover unsaved edits?"),
+            Choice(
+                question,
+                [("r", "restore", "restore them"), ("d", "discard", "discard them")],
+                title="Recover unsaved edits?",
+            ),
             answered,
         )
 
@@ -325,7 +335,9 @@ class RagtriageApp(App[int]):
             self._offer_conflict()
             return False
         except InputError as e:
-            self.notify("not saved: " + "; ".join(p.message for p in e.problems[:3]), severity="error", timeout=8)
+            self.notify(
+                "not saved: " + "; ".join(p.message for p in e.problems[:3]), severity="error", timeout=8
+            )
             return False
         except OSError as e:
             self.notify(f"not saved: {e}", severity="error", timeout=8)
@@ -347,9 +359,11 @@ class RagtriageApp(App[int]):
         self.push_screen(
             Choice(
                 f"{self.testset_path.name} changed on disk since it was opened; it was not overwritten.",
-                [("r", "reload", "reload it from disk and re-apply my edits"),
-                 ("o", "overwrite", "overwrite it with my version"),
-                 ("escape", "cancel", "cancel (keep editing, save later)")],
+                [
+                    ("r", "reload", "reload it from disk and re-apply my edits"),
+                    ("o", "overwrite", "overwrite it with my version"),
+                    ("escape", "cancel", "cancel (keep editing, save later)"),
+                ],
                 title="File changed on disk",
             ),
             answered,
@@ -364,8 +378,9 @@ class RagtriageApp(App[int]):
         try:
             doc = TestSetDocument.load(self.testset_path, use_cache=False)
         except InputError as e:
-            self.call_from_thread(self.notify, "reload failed: " + "; ".join(str(p) for p in e.problems[:2]),
-                                  severity="error")
+            self.call_from_thread(
+                self.notify, "reload failed: " + "; ".join(str(p) for p in e.problems[:2]), severity="error"
+            )
             return
         self.call_from_thread(self._reloaded, doc, list(old.ops) if old else [])
 
@@ -441,8 +456,11 @@ class RagtriageApp(App[int]):
         self.push_screen(
             Choice(
                 "There are unsaved changes.",
-                [("s", "save", "save and quit"), ("d", "discard", "quit without saving (discard)"),
-                 ("escape", "cancel", "cancel, keep editing")],
+                [
+                    ("s", "save", "save and quit"),
+                    ("d", "discard", "quit without saving (discard)"),
+                    ("escape", "cancel", "cancel, keep editing"),
+                ],
                 title="Quit?",
             ),
             answered,
@@ -455,7 +473,7 @@ class RagtriageApp(App[int]):
     # -- command palette: every action of the current screen, by name ------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         seen: set[str] = set()
-        for key, active in screen.active_bindings.items():
+        for _key, active in screen.active_bindings.items():
             b = active.binding
             if not b.description or b.system or b.id is None or b.description in seen:
                 continue

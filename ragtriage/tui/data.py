@@ -4,6 +4,7 @@ Each function here runs in a worker thread: the run file's reasons, the stale
 labels (``ragtriage.core.staleness`` when present, a plain fallback otherwise)
 and the lexical index for the chunk picker (``ragtriage.core.search``).
 """
+
 from __future__ import annotations
 
 import re
@@ -31,7 +32,9 @@ def read_reasons(path) -> dict[str, str]:
             try:
                 obj = orjson.loads(raw)
             except orjson.JSONDecodeError:
-                raise InputError(Problem(str(path), lineno, "not valid JSON (a run file has one JSON object per line)")) from None
+                raise InputError(
+                    Problem(str(path), lineno, "not valid JSON (a run file has one JSON object per line)")
+                ) from None
             if isinstance(obj, dict) and obj.get("type", "case") == "case" and "id" in obj:
                 reason = obj.get("reason")
                 if isinstance(reason, str):
@@ -60,7 +63,7 @@ def _entry(raw) -> StaleEntry:
         elif isinstance(c, (tuple, list)):
             cands.append((c[0], float(c[1]) if len(c) > 1 and c[1] is not None else 0.0))
         else:
-            cands.append((getattr(c, "id"), float(getattr(c, "score", 0.0) or 0.0)))
+            cands.append((c.id, float(getattr(c, "score", 0.0) or 0.0)))
     return StaleEntry(get("case"), get("label"), get("status"), cands, get("fix", None), get("expect", None))
 
 
@@ -78,8 +81,11 @@ def find_stale(doc, corpus, corpus_path=None) -> list[StaleEntry]:
         report = staleness.check(doc, corpus)  # the loaded corpus: no second read of the file
         raw = getattr(report, "stale", None)
         if raw is None:
-            raw = [e for e in (getattr(report, "labels", None) or report.get("labels", []))
-                   if (e.get("status") if isinstance(e, dict) else e.status) != "ok"]
+            raw = [
+                e
+                for e in (getattr(report, "labels", None) or report.get("labels", []))
+                if (e.get("status") if isinstance(e, dict) else e.status) != "ok"
+            ]
         return [e for e in map(_entry, raw) if e.status not in ("ok", "unrecorded")]
     out: list[StaleEntry] = []
     labels = doc.labels
@@ -89,7 +95,14 @@ def find_stale(doc, corpus, corpus_path=None) -> list[StaleEntry]:
             chunk = corpus.get(cid)
             if chunk is None:
                 status = "missing" if label is not None and label.text else "unknown"
-                out.append(StaleEntry(case.id, cid, status, _similar(corpus, label.text if label and label.text else case.question)))
+                out.append(
+                    StaleEntry(
+                        case.id,
+                        cid,
+                        status,
+                        _similar(corpus, label.text if label and label.text else case.question),
+                    )
+                )
             elif label is not None and label.sha and label.sha != fingerprint(chunk.text):
                 out.append(StaleEntry(case.id, cid, "changed", _similar(corpus, label.text or case.question)))
     return out
@@ -167,7 +180,7 @@ def preview_cases(path, limit: int = 400, max_bytes: int = 1 << 18) -> list:
         m = re.search(r"(?m)^cases:[ \t]*(#.*)?\n", head)
         if not m:
             return []
-        body = head[m.end():]
+        body = head[m.end() :]
         first = re.match(r"([ \t]*)- ", body)
         if not first:
             return []

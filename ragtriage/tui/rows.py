@@ -3,6 +3,7 @@
 No Textual here: the table widget only paints :class:`CaseRows`; building,
 filtering and sorting 100,000 rows are plain list operations a test can call.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -58,7 +59,9 @@ def make_row(case, stale: bool = False, reason: str | None = None) -> Row:
     expected = ", ".join(case.expected)
     topic = case.topic or ""
     question = " ".join(case.question.split())
-    hay = "\x00".join((case.id, topic, question, expected, " ".join(flags), reason or "", " ".join(case.tags)))
+    hay = "\x00".join(
+        (case.id, topic, question, expected, " ".join(flags), reason or "", " ".join(case.tags))
+    )
     return Row(case.id, topic, question, expected, tuple(flags), reason or "", hay.lower())
 
 
@@ -84,7 +87,7 @@ class CaseRows:
         cases: Iterable,
         stale: set[str] | frozenset[str] = frozenset(),
         reasons: Mapping[str, str] | None = None,
-    ) -> "CaseRows":
+    ) -> CaseRows:
         reasons = reasons or {}
         return cls([make_row(c, c.id in stale, reasons.get(c.id)) for c in cases])
 
@@ -129,8 +132,11 @@ class CaseRows:
             order = list(prev)
         else:
             # typing on narrows the last result: only its rows can still match
-            narrower = prev_words and len(words) >= len(prev_words) and all(
-                w.startswith(p) or p in w for w, p in zip(words, prev_words))
+            narrower = (
+                prev_words
+                and len(words) >= len(prev_words)
+                and all(w.startswith(p) or p in w for w, p in zip(words, prev_words))
+            )
             cand = prev if narrower else range(len(rows))
             hay = self._hay
             order = list(cand)

@@ -6,6 +6,7 @@ to the log and rewrites the recovery file next to the test set
 (``.ragtriage-recovery-<name>.json``). A crash or a killed terminal leaves that
 file behind; the next ``ragtriage edit`` offers to replay it. Saving removes it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -175,7 +176,12 @@ class Session:
             self._write_recovery()
 
     def _write_recovery(self) -> None:
-        data = {"version": RECOVERY_VERSION, "testset": Path(self.doc.path).name, "base": self._base, "ops": self.ops}
+        data = {
+            "version": RECOVERY_VERSION,
+            "testset": Path(self.doc.path).name,
+            "base": self._base,
+            "ops": self.ops,
+        }
         target = self.recovery_file
         try:
             fd, tmp = tempfile.mkstemp(prefix=".ragtriage-", dir=target.parent)

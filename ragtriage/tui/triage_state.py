@@ -14,6 +14,7 @@ recompute a case after a relabel or stream a new run.
 * :func:`stream_run` runs a test set on a system and hands each case record to a
   callback as it finishes (the app's run worker).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -53,6 +54,7 @@ def group_order(reasons: Iterable[str]) -> list[str]:
 
 # ---------------------------------------------------------------------------- the run file's test set
 
+
 def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
     """The test set of a run: ``given`` (``--testset``) or the one named in its meta line,
     tried as written (relative to the working folder), then relative to the run file."""
@@ -63,17 +65,28 @@ def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
         return p
     named = meta.get("testset")
     if not named:
-        raise InputError(Problem(str(run_path), 1, "the run names no test set: pass --testset TESTSET",
-                                 field="testset"))
+        raise InputError(
+            Problem(str(run_path), 1, "the run names no test set: pass --testset TESTSET", field="testset")
+        )
     p = Path(named)
     # a run moved with its test set beside it (a CI artifact, a copy in another folder)
     # names the old absolute path: the file of that name next to the run is the one
-    cands = [p, run_path.parent / p.name] if p.is_absolute() else [p, run_path.parent / p, run_path.parent / p.name]
+    cands = (
+        [p, run_path.parent / p.name]
+        if p.is_absolute()
+        else [p, run_path.parent / p, run_path.parent / p.name]
+    )
     for cand in cands:
         if cand.is_file():
             return cand
-    raise InputError(Problem(str(run_path), 1, f"the run's test set {named} was not found: pass --testset TESTSET",
-                             field="testset"))
+    raise InputError(
+        Problem(
+            str(run_path),
+            1,
+            f"the run's test set {named} was not found: pass --testset TESTSET",
+            field="testset",
+        )
+    )
 
 
 def read_meta(run_path) -> dict:
@@ -92,12 +105,20 @@ def read_meta(run_path) -> dict:
     except orjson.JSONDecodeError:
         meta = None
     if not isinstance(meta, dict) or meta.get("type") != "meta":
-        raise InputError(Problem(str(run_path), 1, "the first line must be the meta line "
-                                 "({\"type\": \"meta\", ...}); is this a ragtriage run file?", field="type"))
+        raise InputError(
+            Problem(
+                str(run_path),
+                1,
+                "the first line must be the meta line "
+                "({\"type\": \"meta\", ...}); is this a ragtriage run file?",
+                field="type",
+            )
+        )
     return meta
 
 
 # ---------------------------------------------------------------------------- sidecar
+
 
 def sidecar_path(run_path) -> Path:
     p = Path(run_path)
@@ -111,14 +132,16 @@ class Sidecar:
         self.path = Path(path)
         data = data if isinstance(data, dict) else {}
         cases = data.get("cases")
-        self.cases: dict[str, dict] = {str(k): dict(v) for k, v in (cases or {}).items() if isinstance(v, dict)}
+        self.cases: dict[str, dict] = {
+            str(k): dict(v) for k, v in (cases or {}).items() if isinstance(v, dict)
+        }
         rerun = data.get("rerun")
         self.rerun: dict[str, dict] = {str(k): v for k, v in (rerun or {}).items() if isinstance(v, dict)}
         self.rescored: set[str] = set(data.get("rescored") or ())
         self.testset_hash: str | None = data.get("testset_hash")
 
     @classmethod
-    def load(cls, run_path) -> "Sidecar":
+    def load(cls, run_path) -> Sidecar:
         path = sidecar_path(run_path)
         try:
             data = json.loads(path.read_text("utf-8"))
@@ -156,8 +179,11 @@ class Sidecar:
             self.cases.pop(case_id, None)
 
     def to_json(self) -> dict:
-        out: dict = {"version": SIDECAR_VERSION, "run": self.path.name.removesuffix(".triage.json") + ".jsonl",
-                     "cases": self.cases}
+        out: dict = {
+            "version": SIDECAR_VERSION,
+            "run": self.path.name.removesuffix(".triage.json") + ".jsonl",
+            "cases": self.cases,
+        }
         if self.rescored:
             out["rescored"] = sorted(self.rescored)
             out["testset_hash"] = self.testset_hash
@@ -181,7 +207,7 @@ class Sidecar:
                 pass
             raise
 
-    def carried_to(self, run_path) -> "Sidecar":
+    def carried_to(self, run_path) -> Sidecar:
         """The notes and reviewed marks, for a new run of the same test set."""
         new = Sidecar(sidecar_path(run_path))
         new.cases = {k: dict(v) for k, v in self.cases.items()}
@@ -189,6 +215,7 @@ class Sidecar:
 
 
 # ---------------------------------------------------------------------------- recompute
+
 
 def relabel_record(record: dict, case, k: int, settings) -> dict:
     """The case record recomputed after ``case`` changed (a relabel), from the ranking
@@ -220,6 +247,7 @@ def _no_text(_cid: str) -> None:
 
 
 # ---------------------------------------------------------------------------- grouped records
+
 
 class TriageState:
     """Case records in run order, grouped by reason."""
@@ -344,6 +372,7 @@ class TriageState:
 
 # ---------------------------------------------------------------------------- loading a run
 
+
 def load_triage(run_path) -> tuple[dict, dict | None, TriageState, Sidecar]:
     """Read a run for triage: (meta, summary, grouped state, sidecar). Re-run cases from the
     sidecar replace the run's records. Raises ``InputError`` on a bad run file."""
@@ -402,6 +431,7 @@ def take_prefetched(run_path):
 
 # ---------------------------------------------------------------------------- sweep from stored rankings
 
+
 def retrieval_sweep(records: list[dict], ks: Iterable[int]) -> list[tuple[int, float | None]]:
     """Hit rate per k from the stored rankings (no system call), over the answerable
     scored cases as in the summary. One pass: a case is a hit at every k from the
@@ -446,6 +476,7 @@ def ranking_depth(records: list[dict]) -> int:
 
 # ---------------------------------------------------------------------------- a run from the app
 
+
 def default_run_path(folder: Path, testset: Path) -> Path:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     p = folder / f"{testset.stem}-{stamp}.jsonl"
@@ -456,8 +487,17 @@ def default_run_path(folder: Path, testset: Path) -> Path:
     return p
 
 
-def stream_run(doc, system: str, k: int, out, on_record: Callable[[dict], None], *,
-               cancel: threading.Event | None = None, corpus=None, ids=None) -> tuple[dict | None, bool]:
+def stream_run(
+    doc,
+    system: str,
+    k: int,
+    out,
+    on_record: Callable[[dict], None],
+    *,
+    cancel: threading.Event | None = None,
+    corpus=None,
+    ids=None,
+) -> tuple[dict | None, bool]:
     """Run the cases of ``doc`` (all, or ``ids``) through ``system`` at ``k``, writing the
     run file ``out`` and calling ``on_record(record)`` as each case finishes.
 
@@ -479,8 +519,14 @@ def stream_run(doc, system: str, k: int, out, on_record: Callable[[dict], None],
         wanted = set(ids)
         cases = [c for c in cases if c.id in wanted]
     order = {c.id: i for i, c in enumerate(cases)}
-    meta = make_meta(testset=str(doc.path), testset_hash=doc.content_hash, system=sys_.spec, k=k,
-                     version=__version__, corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None)
+    meta = make_meta(
+        testset=str(doc.path),
+        testset_hash=doc.content_hash,
+        system=sys_.spec,
+        k=k,
+        version=__version__,
+        corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None,
+    )
     if hasattr(sys_, "prepare"):
         sys_.prepare()
     records: dict[str, dict] = {}
@@ -488,6 +534,7 @@ def stream_run(doc, system: str, k: int, out, on_record: Callable[[dict], None],
     local = hasattr(sys_, "ask_sync")
     writer = RunWriter(out, meta) if out is not None else None
     try:
+
         def on_done(case, res):
             rec = make_record(case, res, k, ctx.chunk_text, settings)
             records[case.id] = rec

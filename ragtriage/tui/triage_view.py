@@ -6,6 +6,7 @@ retrieved chunks in order with their scores, the answer with its citations and
 the offending number or source marked, the grounding reason, and which
 must-contain strings the answer has. Pass/fail is always a glyph and a word.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,7 +30,7 @@ def first_rank(ranking, chunk_id: str) -> int:
 
 
 def expected_line(chunk_id: str, ranking, k: int) -> tuple[str, bool]:
-    """"expected devolver-1 at rank 4, outside k = 3" and whether it is inside k."""
+    """ "expected devolver-1 at rank 4, outside k = 3" and whether it is inside k."""
     r = first_rank(ranking, chunk_id)
     if r == 0:
         return f"expected {chunk_id} not retrieved (ranking depth {len(ranking)})", False
@@ -68,8 +69,17 @@ def answer_text(answer: str, why: str, expected=()) -> Text:
     return t
 
 
-def describe(record: dict, k: int, *, case=None, chunk_text=None, reviewed=None, note: str = "",
-             notes_field: str | None = None, max_chunk: int = 160) -> Text:
+def describe(
+    record: dict,
+    k: int,
+    *,
+    case=None,
+    chunk_text=None,
+    reviewed=None,
+    note: str = "",
+    notes_field: str | None = None,
+    max_chunk: int = 160,
+) -> Text:
     """A readable account of one case of a run.
 
     ``case`` is the test set's current case (for must_contain and the reference
@@ -99,8 +109,11 @@ def describe(record: dict, k: int, *, case=None, chunk_text=None, reviewed=None,
     if unanswerable:
         t.append("∅ unanswerable: the right answer is to decline\n")
     elif not expected:
-        t.append("✎ no expected chunk yet (" + ("a: accept a retrieved one" if ranking
-                                                else "e, then ctrl+o: pick one from the corpus") + ")\n")
+        t.append(
+            "✎ no expected chunk yet ("
+            + ("a: accept a retrieved one" if ranking else "e, then ctrl+o: pick one from the corpus")
+            + ")\n"
+        )
     else:
         if expect == "all" and len(expected) > 1:
             t.append("expect all: every expected chunk must be in the top k\n", style="dim")

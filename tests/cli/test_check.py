@@ -1,5 +1,6 @@
 """`ragtriage check`: bars from --min and gates, @k from stored rankings, stale labels,
 exit codes 0/1/2, JUnit validated by parsing, markdown for the step summary, JSON."""
+
 from __future__ import annotations
 
 import json
@@ -13,12 +14,12 @@ from tests.conftest import TESTSETS
 # expected chunks of shop-es placed at fixed ranks in a results file: hit@3 = 4/7, hit@5 = 6/7
 FILLER = ["contacto-1", "entrega-3", "devolver-3"]
 PLACES = {
-    "precio-entrega": ["entrega-1"],                      # rank 1
-    "plazo-entrega": [*FILLER, "pago-1", "entrega-2"],    # rank 5
+    "precio-entrega": ["entrega-1"],  # rank 1
+    "plazo-entrega": [*FILLER, "pago-1", "entrega-2"],  # rank 5
     "devolucion": ["contacto-1", "entrega-3", "devolver-1"],  # rank 3
-    "reembolso": [*FILLER, "devolver-2"],                 # rank 4
-    "contra-reembolso": ["contacto-1", "pago-1"],         # rank 2
-    "tarjeta-rechazada": ["pago-2", "pago-1"],            # rank 1
+    "reembolso": [*FILLER, "devolver-2"],  # rank 4
+    "contra-reembolso": ["contacto-1", "pago-1"],  # rank 2
+    "tarjeta-rechazada": ["pago-2", "pago-1"],  # rank 1
     "garantía": ["garantía-1", *FILLER, "pago-1", "garantía-2"],  # expect all: complete at 6
     "domingo": ["contacto-1"],
 }
@@ -38,9 +39,16 @@ def shop(tmp_path, gates="gates:\n  hit@3: 0.5\n"):
     text = text[:start] + gates + text[end:]
     (tmp_path / "shop-es.yaml").write_text(text, encoding="utf-8")
     results = tmp_path / "results.jsonl"
-    results.write_text("".join(
-        json.dumps({"id": cid, "ranking": ranking, "answer": ANSWERS.get(cid, "No lo sé.")}, ensure_ascii=False)
-        + "\n" for cid, ranking in PLACES.items()), encoding="utf-8")
+    results.write_text(
+        "".join(
+            json.dumps(
+                {"id": cid, "ranking": ranking, "answer": ANSWERS.get(cid, "No lo sé.")}, ensure_ascii=False
+            )
+            + "\n"
+            for cid, ranking in PLACES.items()
+        ),
+        encoding="utf-8",
+    )
     return tmp_path / "shop-es.yaml", results
 
 
@@ -53,7 +61,18 @@ def make_run(cli, testset, results, out, k=3):
 def test_bars_at_any_k_from_the_stored_ranking(cli, tmp_path):
     ts, results = shop(tmp_path, gates="")
     run = make_run(cli, ts, results, tmp_path / "run.jsonl")
-    r = cli("check", ts, "--run", run, "--min", "hit@3=0.571", "--min", "hit@5=0.857", "--json", tmp_path / "c.json")
+    r = cli(
+        "check",
+        ts,
+        "--run",
+        run,
+        "--min",
+        "hit@3=0.571",
+        "--min",
+        "hit@5=0.857",
+        "--json",
+        tmp_path / "c.json",
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     bars = {b["metric"]: b for b in json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))["bars"]}
     assert bars["hit@3"]["value"] == pytest.approx(4 / 7) and bars["hit@3"]["k"] == 3
@@ -78,7 +97,9 @@ def test_gates_in_the_test_set_and_min_replaces_one(cli, tmp_path):
 
 def test_check_runs_the_system_when_no_run_is_given(cli, tmp_path):
     ts, results = shop(tmp_path, gates="")
-    r = cli("check", ts, "--system", f"results:{results}", "--min", "hit@3=0.5", "--out", tmp_path / "kept.jsonl")
+    r = cli(
+        "check", ts, "--system", f"results:{results}", "--min", "hit@3=0.5", "--out", tmp_path / "kept.jsonl"
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert (tmp_path / "kept.jsonl").exists()
     r = cli("check", ts, "--system", f"results:{results}", "--min", "hit@3=0.6")
@@ -165,14 +186,20 @@ def test_a_run_of_an_older_test_set_is_rescored(cli, tmp_path):
     assert {"id": "devolucion", "reason": "retrieval-miss", "why": ""} in data["failures"]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--min", "hti@3=0.5"], "--min: unknown metric 'hti@3' (did you mean 'hit'?)"),
-    (["--min", "hit@3"], "write METRIC=VALUE"),
-    (["--run", "{tmp}/nope.jsonl"], "run file not found"),
-    (["--run", "{tmp}/run.jsonl", "--k", "5"], "--k: the run file fixes k"),
-    (["--run", "{tmp}/run.jsonl", "--out", "{tmp}/x.jsonl"], "--out: keeps the run the check makes"),
-    (["--run", "{tmp}/run.jsonl", "--system", "results:x.jsonl"], "give either --run RUN or --system SPEC"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--min", "hti@3=0.5"], "--min: unknown metric 'hti@3' (did you mean 'hit'?)"),
+        (["--min", "hit@3"], "write METRIC=VALUE"),
+        (["--run", "{tmp}/nope.jsonl"], "run file not found"),
+        (["--run", "{tmp}/run.jsonl", "--k", "5"], "--k: the run file fixes k"),
+        (["--run", "{tmp}/run.jsonl", "--out", "{tmp}/x.jsonl"], "--out: keeps the run the check makes"),
+        (
+            ["--run", "{tmp}/run.jsonl", "--system", "results:x.jsonl"],
+            "give either --run RUN or --system SPEC",
+        ),
+    ],
+)
 def test_bad_input_exits_2(cli, tmp_path, argv, message):
     ts, results = shop(tmp_path)
     make_run(cli, ts, results, tmp_path / "run.jsonl")
@@ -197,6 +224,8 @@ def test_dry_run_spends_nothing(cli, tmp_path):
 
 def test_unwritable_report_fails_before_running(cli, tmp_path):
     ts, results = shop(tmp_path)
-    r = cli("check", ts, "--system", f"results:{results}", "--junit", tmp_path, "--out", tmp_path / "run.jsonl")
+    r = cli(
+        "check", ts, "--system", f"results:{results}", "--junit", tmp_path, "--out", tmp_path / "run.jsonl"
+    )
     assert r.returncode == 2 and "--junit: is a folder" in r.stderr
     assert not (tmp_path / "run.jsonl").exists()  # nothing was run

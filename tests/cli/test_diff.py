@@ -1,4 +1,5 @@
 """`ragtriage diff`: exit codes, --fail-on-regression, --markdown, --json, bad files."""
+
 from __future__ import annotations
 
 import json
@@ -7,10 +8,14 @@ from tests.core.test_rundiff import write_run
 
 
 def _pair(tmp_path, regress=True):
-    a = write_run(tmp_path / "a.jsonl", [("q1", "supported-correct"), ("q2", "retrieval-miss")],
-                  summary={"hit": 0.5})
-    b = write_run(tmp_path / "b.jsonl", [("q1", "wrong-answer" if regress else "supported-correct"),
-                                         ("q2", "supported-correct")], summary={"hit": 1.0})
+    a = write_run(
+        tmp_path / "a.jsonl", [("q1", "supported-correct"), ("q2", "retrieval-miss")], summary={"hit": 0.5}
+    )
+    b = write_run(
+        tmp_path / "b.jsonl",
+        [("q1", "wrong-answer" if regress else "supported-correct"), ("q2", "supported-correct")],
+        summary={"hit": 1.0},
+    )
     return a, b
 
 
@@ -70,8 +75,11 @@ def test_diff_of_two_demo_runs_at_k1_and_k3_lists_exactly_the_changed_cases(cli,
         out = tmp_path / f"k{k}.jsonl"
         r = cli("run", TESTSETS / "shop-es.yaml", "--k", k, "--out", out, "--quiet")
         assert r.returncode == 0, r.stderr
-        runs[k] = {rec["id"]: rec["reason"] for rec in map(json.loads, out.read_text(encoding="utf-8").splitlines())
-                   if rec["type"] == "case"}
+        runs[k] = {
+            rec["id"]: rec["reason"]
+            for rec in map(json.loads, out.read_text(encoding="utf-8").splitlines())
+            if rec["type"] == "case"
+        }
     changed = {cid for cid in runs[1] if runs[1][cid] != runs[3][cid]}
     assert changed, "a deeper cut-off should change some reasons on the demo set"
     r = cli("diff", tmp_path / "k1.jsonl", tmp_path / "k3.jsonl", "--json", tmp_path / "d.json")

@@ -1,4 +1,5 @@
 """`ragtriage export` / `ragtriage import`: round trips through files, reports, refusals, bad files."""
+
 from __future__ import annotations
 
 import json
@@ -81,22 +82,41 @@ def test_export_stdout_and_notes_on_stderr(cli):
 def test_export_trec_with_run_writes_qrels_and_run(cli, tmp_path):
     run = tmp_path / "run.jsonl"
     run.write_text(
-        json.dumps({"type": "meta", "testset": str(SHOP_ES), "testset_hash": None, "system": "builtin", "k": 3})
-        + "\n" + json.dumps({"type": "case", "id": "precio-entrega", "ranking": ["entrega-1", "pago-1"],
-                             "reason": "supported-correct"}) + "\n"
-        + json.dumps({"type": "case", "id": "not-in-the-set", "ranking": ["x"], "reason": "wrong-answer"}) + "\n",
-        encoding="utf-8")
+        json.dumps(
+            {"type": "meta", "testset": str(SHOP_ES), "testset_hash": None, "system": "builtin", "k": 3}
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "type": "case",
+                "id": "precio-entrega",
+                "ranking": ["entrega-1", "pago-1"],
+                "reason": "supported-correct",
+            }
+        )
+        + "\n"
+        + json.dumps({"type": "case", "id": "not-in-the-set", "ranking": ["x"], "reason": "wrong-answer"})
+        + "\n",
+        encoding="utf-8",
+    )
     r = cli("export", SHOP_ES, "--format", "trec", "--run", run, "-o", tmp_path / "shop.qrels")
     assert r.returncode == 0, r.stderr
-    assert (tmp_path / "shop.qrels").read_text(encoding="utf-8").splitlines()[0] == "precio-entrega 0 entrega-1 1"
+    assert (tmp_path / "shop.qrels").read_text(encoding="utf-8").splitlines()[
+        0
+    ] == "precio-entrega 0 entrega-1 1"
     assert (tmp_path / "shop.run").read_text(encoding="utf-8").splitlines() == [
-        "precio-entrega Q0 entrega-1 1 2 builtin", "precio-entrega Q0 pago-1 2 1 builtin"]
+        "precio-entrega Q0 entrega-1 1 2 builtin",
+        "precio-entrega Q0 pago-1 2 1 builtin",
+    ]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--format", "csv", "--run", "r.jsonl"], "--run: only with --format trec"),
-    (["--format", "trec", "--run", "r.jsonl"], "--run: needs -o PATH"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--format", "csv", "--run", "r.jsonl"], "--run: only with --format trec"),
+        (["--format", "trec", "--run", "r.jsonl"], "--run: needs -o PATH"),
+    ],
+)
 def test_export_refusals(cli, argv, message):
     r = cli("export", SHOP_ES, *argv)
     assert r.returncode == 2 and message in r.stderr
@@ -104,10 +124,20 @@ def test_export_refusals(cli, argv, message):
 
 def test_import_reports_what_it_could_not_map(cli, tmp_path):
     src = tmp_path / "goldens.json"
-    src.write_text(json.dumps([
-        {"input": "¿Cuánto cuesta el envío a una oficina?", "expected_output": "3 €",
-         "context": ["La entrega a una oficina de mensajería cuesta 3 €."], "actual_output": "5 €"},
-    ], ensure_ascii=False), encoding="utf-8")
+    src.write_text(
+        json.dumps(
+            [
+                {
+                    "input": "¿Cuánto cuesta el envío a una oficina?",
+                    "expected_output": "3 €",
+                    "context": ["La entrega a una oficina de mensajería cuesta 3 €."],
+                    "actual_output": "5 €",
+                },
+            ],
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
     out = tmp_path / "new.yaml"
     r = cli("import", src, "--format", "deepeval", "-o", out)
     assert r.returncode == 0, r.stderr
@@ -134,8 +164,10 @@ def test_import_never_overwrites_without_force(cli, tmp_path):
 
 def test_import_bad_file_is_located_and_writes_nothing(cli, tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "a", "question": "q"}\n{"id": "b", "question": "r", "expeced": ["x"], "tags": 3}\n',
-                   encoding="utf-8")
+    bad.write_text(
+        '{"id": "a", "question": "q"}\n{"id": "b", "question": "r", "expeced": ["x"], "tags": 3}\n',
+        encoding="utf-8",
+    )
     out = tmp_path / "out.yaml"
     r = cli("import", bad, "--format", "jsonl", "-o", out)
     assert r.returncode == 2

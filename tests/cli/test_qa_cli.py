@@ -1,4 +1,5 @@
 """CLI wording a new user tripped over (QA pass)."""
+
 from __future__ import annotations
 
 from tests.cli.test_validate import HEAD, write
@@ -18,10 +19,9 @@ def test_triage_finds_the_test_set_moved_next_to_the_run(cli, tmp_path):
     test set (a CI artifact) was refused with 'pass --testset' though the file sat beside it."""
     import shutil
 
-    from tests.conftest import TESTSETS
-
     from ragtriage.core.evaluate import evaluate
     from ragtriage.tui.triage_state import read_meta, resolve_testset
+    from tests.conftest import TESTSETS
 
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir(), b.mkdir()

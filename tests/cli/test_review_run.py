@@ -1,5 +1,6 @@
 """Review: `ragtriage run` interrupted at a --k other than the test set's prints a
 resume command that works as typed (it must repeat --k: resume refuses another k)."""
+
 import json
 import shlex
 import threading
@@ -10,7 +11,7 @@ from tests.evalkit import write_testset
 
 
 def test_interrupted_run_hint_resumes_with_the_same_k(tmp_path, monkeypatch, capsys):
-    ts = write_testset(tmp_path / "ts")          # the test set's k is 2
+    ts = write_testset(tmp_path / "ts")  # the test set's k is 2
     out = tmp_path / "r.jsonl"
     real = ev.evaluate
 
@@ -22,6 +23,7 @@ def test_interrupted_run_hint_resumes_with_the_same_k(tmp_path, monkeypatch, cap
             cancel.set()
             if inner:
                 inner(rec)
+
         kw.update(cancel=cancel, on_record=on_record)
         return real(*a, **kw)
 
@@ -63,8 +65,10 @@ def test_json_report_that_cannot_be_written_is_bad_input_not_a_traceback(cli, tm
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
     target = blocker / "summary.json"
-    for argv in (["validate", ts, "--json", target],
-                 ["run", ts, "--out", tmp_path / "r.jsonl", "--json", target]):
+    for argv in (
+        ["validate", ts, "--json", target],
+        ["run", ts, "--out", tmp_path / "r.jsonl", "--json", target],
+    ):
         r = cli(*argv)
         assert r.returncode == 2, (argv, r.stderr)
         assert "Traceback" not in r.stderr and str(target) in r.stderr and "--json" in r.stderr

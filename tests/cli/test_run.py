@@ -1,4 +1,5 @@
 """`ragtriage run` and `ragtriage sweep` as a user types them (subprocess)."""
+
 import json
 import os
 import signal
@@ -18,7 +19,9 @@ SHOP_ES = TESTSETS / "shop-es.yaml"
 
 
 def case_lines(path):
-    return [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if '"type":"case"' in x]
+    return [
+        json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if '"type":"case"' in x
+    ]
 
 
 @pytest.mark.skipif(not SHOP_ES.exists(), reason="demo test set not on this branch")
@@ -35,7 +38,10 @@ def test_run_demo_offline_mix_of_reasons_reproducible(cli, tmp_path):
     reasons = summary["reasons"]
     assert "supported-correct" in reasons and len(reasons) >= 3  # a mix, not all passing
     assert a.stdout.split("run file:")[0] == b.stdout.split("run file:")[0]
-    strip = lambda rs: [(r["id"], r["reason"], r["ranking"], r["answer"]) for r in rs]
+
+    def strip(rs):
+        return [(r["id"], r["reason"], r["ranking"], r["answer"]) for r in rs]
+
     assert strip(case_lines(tmp_path / "a.jsonl")) == strip(case_lines(tmp_path / "b.jsonl"))
 
 
@@ -73,9 +79,14 @@ def test_bad_results_file_exit_2_located_nothing_written(cli, tmp_path):
 def test_results_unknown_ids_warn_and_missing_cases_are_errors(cli, tmp_path):
     ts = write_testset(tmp_path / "ts")
     res = tmp_path / "answers.jsonl"
-    res.write_text('{"id": "dinero", "ranking": ["devolver-2"], "answer": "En cinco días [devolver-2]"}\n'
-                   '{"id": "ghost", "ranking": []}\n', encoding="utf-8")
-    r = cli("run", ts, "--system", f"results:{res}", "--out", tmp_path / "r.jsonl", "--json", tmp_path / "s.json")
+    res.write_text(
+        '{"id": "dinero", "ranking": ["devolver-2"], "answer": "En cinco días [devolver-2]"}\n'
+        '{"id": "ghost", "ranking": []}\n',
+        encoding="utf-8",
+    )
+    r = cli(
+        "run", ts, "--system", f"results:{res}", "--out", tmp_path / "r.jsonl", "--json", tmp_path / "s.json"
+    )
     assert r.returncode == 0, r.stderr
     assert f"{res}:2: case 'ghost'" in r.stderr and "not in the test set" in r.stderr
     s = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))
@@ -106,8 +117,19 @@ def test_ctrl_c_keeps_finished_cases_then_resume(tmp_path):
     out = tmp_path / "r.jsonl"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     with Server(latency=0.3) as srv:
-        cmd = [sys.executable, "-m", "ragtriage", "run", str(ts), "--system", srv.url + "/ask",
-               "--concurrency", "1", "--out", str(out)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "ragtriage",
+            "run",
+            str(ts),
+            "--system",
+            srv.url + "/ask",
+            "--concurrency",
+            "1",
+            "--out",
+            str(out),
+        ]
         p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

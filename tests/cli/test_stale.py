@@ -1,4 +1,5 @@
 """``ragtriage stale``: report, --fix through the document (golden files), --json, exit codes."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ import pytest
 from tests.conftest import GOLDEN, TESTSETS
 
 STALE = GOLDEN / "stale"
-EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}   # 2026-01-01T00:00:00Z in recorded labels
+EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01T00:00:00Z in recorded labels
 
 
 @pytest.fixture
@@ -30,16 +31,17 @@ def test_report_lists_each_stale_label_with_candidates_and_fix(cli, shop):
     assert "rückgabe-1    changed    → rückgabe-9 (1.00)  [auto]" in out
     assert "horario-1     split      → horario-a (0.45) + horario-b (0.44), expect: all  [review]" in out
     assert "cupón-1       missing    → cupón-2" in out and "tallas-viejo  unknown    → tallas-1" in out
-    assert "case 'envío'" not in out            # ok labels are only counted
+    assert "case 'envío'" not in out  # ok labels are only counted
     assert out.rstrip().endswith(
         "9 labels: 1 ok, 1 moved, 1 changed, 2 merged, 1 split, 1 missing, 1 unrecorded, 1 unknown; "
-        f"5 fixable automatically (--fix), 3 need review (ragtriage edit {shop})")
-    assert (STALE / "shop.yaml").read_bytes() == shop.read_bytes()   # a report never writes
+        f"5 fixable automatically (--fix), 3 need review (ragtriage edit {shop})"
+    )
+    assert (STALE / "shop.yaml").read_bytes() == shop.read_bytes()  # a report never writes
 
 
 def test_fix_changes_only_the_fixed_lines(cli, shop, tmp_path):
     r = cli("stale", shop, "--fix", "--json", tmp_path / "r.json", env=EPOCH)
-    assert r.returncode == 1, r.stderr          # split, missing and unknown are left for a person
+    assert r.returncode == 1, r.stderr  # split, missing and unknown are left for a person
     assert "5 fixed and saved, 3 need review" in r.stdout
     assert shop.read_bytes() == (STALE / "shop.fixed.yaml").read_bytes()
     assert (tmp_path / "r.json").read_bytes() == (STALE / "shop.stale.json").read_bytes()
@@ -47,8 +49,9 @@ def test_fix_changes_only_the_fixed_lines(cli, shop, tmp_path):
     assert again.returncode == 1
     assert again.stdout.rstrip().endswith(
         f"8 labels: 5 ok, 1 split, 1 missing, 1 unknown; 0 fixable automatically (--fix), 3 need review "
-        f"(ragtriage edit {shop})")
-    again = cli("stale", shop, "--fix")         # nothing safe left: the file is not rewritten
+        f"(ragtriage edit {shop})"
+    )
+    again = cli("stale", shop, "--fix")  # nothing safe left: the file is not rewritten
     assert shop.read_bytes() == (STALE / "shop.fixed.yaml").read_bytes()
 
 
@@ -58,15 +61,31 @@ def test_json_has_exactly_the_documented_shape(cli, shop, tmp_path):
     assert r.returncode == 1
     data = json.loads(out.read_text(encoding="utf-8"))
     assert list(data) == ["labels", "counts"]
-    assert data["counts"] == {"ok": 1, "moved": 1, "changed": 1, "merged": 2, "split": 1, "missing": 1,
-                              "unrecorded": 1, "unknown": 1}
+    assert data["counts"] == {
+        "ok": 1,
+        "moved": 1,
+        "changed": 1,
+        "merged": 2,
+        "split": 1,
+        "missing": 1,
+        "unrecorded": 1,
+        "unknown": 1,
+    }
     for e in data["labels"]:
         assert list(e) == ["case", "label", "status", "candidates", "fix"]
         assert all(list(c) == ["id", "score"] for c in e["candidates"])
     by = {e["label"]: e for e in data["labels"]}
-    assert by["envío-1"] == {"case": "envío", "label": "envío-1", "status": "ok", "candidates": [], "fix": None}
+    assert by["envío-1"] == {
+        "case": "envío",
+        "label": "envío-1",
+        "status": "ok",
+        "candidates": [],
+        "fix": None,
+    }
     assert by["horario-1"]["fix"] == "review" and [c["id"] for c in by["horario-1"]["candidates"]] == [
-        "horario-a", "horario-b"]
+        "horario-a",
+        "horario-b",
+    ]
     assert by["factura-1"]["fix"] == "auto"
 
 
@@ -74,7 +93,9 @@ def test_exit_0_when_nothing_is_stale(cli, tmp_path):
     (tmp_path / "c.jsonl").write_text('{"id": "a", "text": "Alpha beta\\ngamma delta."}\n', encoding="utf-8")
     (tmp_path / "t.yaml").write_text(
         "version: 1\ncorpus: c.jsonl\ncases:\n  - id: q\n    question: alpha?\n    expected: [a]\n"
-        "labels:\n  a:\n    text: alpha  beta gamma delta.\n", encoding="utf-8")
+        "labels:\n  a:\n    text: alpha  beta gamma delta.\n",
+        encoding="utf-8",
+    )
     r = cli("stale", tmp_path / "t.yaml")
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.rstrip().endswith("1 label: 1 ok (no stale label)")
@@ -83,26 +104,51 @@ def test_exit_0_when_nothing_is_stale(cli, tmp_path):
 def test_fix_of_a_hand_written_set_records_labels_and_exits_0(cli, tmp_path):
     (tmp_path / "c.jsonl").write_text('{"id": "a", "text": "Alpha beta gamma."}\n', encoding="utf-8")
     t = tmp_path / "t.yaml"
-    t.write_text("# mine\nversion: 1\ncorpus: c.jsonl\ncases:\n  - id: q   # keep\n    question: alpha?\n"
-                 "    expected: [a]\n", encoding="utf-8")
+    t.write_text(
+        "# mine\nversion: 1\ncorpus: c.jsonl\ncases:\n  - id: q   # keep\n    question: alpha?\n"
+        "    expected: [a]\n",
+        encoding="utf-8",
+    )
     r = cli("stale", t, "--fix", env=EPOCH)
     assert r.returncode == 0, r.stdout + r.stderr
     text = t.read_text(encoding="utf-8")
     assert text.startswith("# mine\nversion: 1\ncorpus: c.jsonl\ncases:\n  - id: q   # keep\n")
-    assert "\nlabels:" in text and "\n  a:\n    sha: " in text and "text: Alpha beta gamma." in text and '"2026-01-01T00:00:00Z"' in text
+    assert (
+        "\nlabels:" in text
+        and "\n  a:\n    sha: " in text
+        and "text: Alpha beta gamma." in text
+        and '"2026-01-01T00:00:00Z"' in text
+    )
 
 
-@pytest.mark.parametrize("make, expect", [
-    (lambda d: None, "not found"),
-    (lambda d: (d / "t.yaml").write_text("version: 1\ncases:\n  - id: q\n    question: x\n    expected: [a]\n"),
-     "no chunks file"),
-    (lambda d: (d / "t.yaml").write_text("version: 1\ncorpus: nope.jsonl\ncases:\n  - id: q\n    question: x\n"
-                                         "    expected: [a]\n"), "nope.jsonl"),
-    (lambda d: ((d / "t.yaml").write_text("version: 1\ncorpus: c.jsonl\ncases:\n  - id: q\n    question: x\n"
-                                          "    expected: [a]\n"),
-                (d / "c.jsonl").write_text('{"id": "a", "text": "ok"}\n{"id": 3}\n')), "c.jsonl:2"),
-    (lambda d: (d / "t.yaml").write_text("version: 1\ncases:\n  - id: q\n    questoin: x\n"), "t.yaml:4"),
-])
+@pytest.mark.parametrize(
+    "make, expect",
+    [
+        (lambda d: None, "not found"),
+        (
+            lambda d: (d / "t.yaml").write_text(
+                "version: 1\ncases:\n  - id: q\n    question: x\n    expected: [a]\n"
+            ),
+            "no chunks file",
+        ),
+        (
+            lambda d: (d / "t.yaml").write_text(
+                "version: 1\ncorpus: nope.jsonl\ncases:\n  - id: q\n    question: x\n    expected: [a]\n"
+            ),
+            "nope.jsonl",
+        ),
+        (
+            lambda d: (
+                (d / "t.yaml").write_text(
+                    "version: 1\ncorpus: c.jsonl\ncases:\n  - id: q\n    question: x\n    expected: [a]\n"
+                ),
+                (d / "c.jsonl").write_text('{"id": "a", "text": "ok"}\n{"id": 3}\n'),
+            ),
+            "c.jsonl:2",
+        ),
+        (lambda d: (d / "t.yaml").write_text("version: 1\ncases:\n  - id: q\n    questoin: x\n"), "t.yaml:4"),
+    ],
+)
 def test_bad_input_exits_2_with_a_located_message(cli, tmp_path, make, expect):
     make(tmp_path)
     r = cli("stale", tmp_path / "t.yaml")
@@ -127,8 +173,10 @@ def test_pydocs_example_against_the_windows_chunking(cli, tmp_path):
     t = tmp_path / "pydocs.yaml"
     r = cli("stale", t, "--corpus", tmp_path / "pydocs-windows.chunks.jsonl")
     assert r.returncode == 1
-    assert r.stdout.rstrip().endswith("44 labels: 20 changed, 17 merged, 7 split; 24 fixable automatically (--fix), "
-                                      f"20 need review (ragtriage edit {t})")
+    assert r.stdout.rstrip().endswith(
+        "44 labels: 20 changed, 17 merged, 7 split; 24 fixable automatically (--fix), "
+        f"20 need review (ragtriage edit {t})"
+    )
     # transpose-matrix's text is now in the window datastructures-18, but that id is still the
     # (stale) label of index-in-a-range: fixing it would overwrite what that case remembers
     assert "datastructures-66   merged     → datastructures-18 (0.24)  [review]" in r.stdout
@@ -140,7 +188,7 @@ def test_pydocs_example_against_the_windows_chunking(cli, tmp_path):
     r = cli("stale", t, "--corpus", tmp_path / "pydocs-windows.chunks.jsonl")
     assert r.stdout.splitlines()[-1].startswith("43 labels: 23 ok, 9 changed, 4 merged, 7 split; 0 fixable")
     assert r.returncode == 1
-    assert cli("stale", t).returncode == 1   # its corpus is now the windows one: 20 still need review
+    assert cli("stale", t).returncode == 1  # its corpus is now the windows one: 20 still need review
 
 
 def test_progress_off_a_terminal_is_a_few_plain_lines(tmp_path, monkeypatch, capsys):
@@ -148,7 +196,7 @@ def test_progress_off_a_terminal_is_a_few_plain_lines(tmp_path, monkeypatch, cap
 
     p = tmp_path / "c.jsonl"
     p.write_bytes(b"x" * 1000)
-    assert stale_cmd._progress(p)[0] is None              # small corpus: silent
+    assert stale_cmd._progress(p)[0] is None  # small corpus: silent
     monkeypatch.setattr(stale_cmd, "BIG", 0)
     cb, close = stale_cmd._progress(p)
     for done in range(0, 1001, 50):
@@ -168,9 +216,13 @@ def test_case_lines_in_one_scan_agree_with_the_document(tmp_path):
         if style == 0:
             parts.append(f"  - id: c{i}\n    question: q{i}\n    expected: [x{i}]\n")
         elif style == 1:
-            parts.append(f"  # about c{i}\n  - id: 'c{i}'   # quoted\n    question: q{i}\n    expected: [x{i}]\n")
+            parts.append(
+                f"  # about c{i}\n  - id: 'c{i}'   # quoted\n    question: q{i}\n    expected: [x{i}]\n"
+            )
         elif style == 2:
-            parts.append(f"  - question: |\n      - id: c{i - 1} is not a case line\n    id: c{i}\n    expected: [x{i}]\n")
+            parts.append(
+                f"  - question: |\n      - id: c{i - 1} is not a case line\n    id: c{i}\n    expected: [x{i}]\n"
+            )
         else:
             parts.append(f"\n  -   id: \"c{i}\"\n      question: q{i}\n      expected: [x{i}]\n")
     t = tmp_path / "t.yaml"

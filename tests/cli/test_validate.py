@@ -1,4 +1,5 @@
 """`ragtriage validate` and the CLI's promises: located errors, exit codes, no tracebacks."""
+
 from __future__ import annotations
 
 import shutil
@@ -26,24 +27,44 @@ def test_demo_sets_are_valid(cli, name):
     assert "8 cases (1 unanswerable), 0 errors, 0 warnings" in r.stdout
 
 
-@pytest.mark.parametrize("text,corpus,fragment", [
-    (HEAD + "  - id: x\n    question: [oops\n", CORPUS, "t.yaml:5: not valid YAML"),
-    (HEAD + "  - id: x\n\t  question: q\n", CORPUS, "tab in indentation"),
-    (HEAD + "  - id: x\n    question: q\n    expected: a\n", CORPUS, "t.yaml:6: case 'x': expected: must be a list"),
-    (HEAD + "  - id: x\n    question: q\n    expeced: [a]\n", CORPUS, "did you mean 'expected'?"),
-    (HEAD + "  - id: x\n    question: q\n    expected: [a]\n  - id: x\n    question: r\n    expected: [b]\n", CORPUS,
-     "t.yaml:7: case 'x': id: duplicate id (first at line 4)"),
-    (HEAD + "  - id: x\n    question: q\n    expected: [a]\n    unanswerable: true\n", CORPUS,
-     "case 'x': unanswerable: unanswerable: true with expected chunks"),
-    ("", CORPUS, "t.yaml:1: empty test set"),
-    (HEAD + "  - id: x\n    question: q\n    expected: [a]\n", None, "corpus: corpus file not found"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", CORPUS, "t.yaml:3: not a text file (NUL byte)"),
-    (HEAD + "  - id: x\n    question: !!python/object/apply:os.system [touch pwned]\n", CORPUS,
-     "tag !!python/object/apply:os.system is not allowed"),
-    (HEAD + "  - id: x\n    question: q\n", CORPUS, "case 'x': expected: no expected chunk (a draft"),
-    (HEAD + "  - id: x\n    question: q\n    expected: [a]\n", '{"id": "a", "text": "x"}\n{"id": "a"\n',
-     "c.jsonl:2: not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text,corpus,fragment",
+    [
+        (HEAD + "  - id: x\n    question: [oops\n", CORPUS, "t.yaml:5: not valid YAML"),
+        (HEAD + "  - id: x\n\t  question: q\n", CORPUS, "tab in indentation"),
+        (
+            HEAD + "  - id: x\n    question: q\n    expected: a\n",
+            CORPUS,
+            "t.yaml:6: case 'x': expected: must be a list",
+        ),
+        (HEAD + "  - id: x\n    question: q\n    expeced: [a]\n", CORPUS, "did you mean 'expected'?"),
+        (
+            HEAD
+            + "  - id: x\n    question: q\n    expected: [a]\n  - id: x\n    question: r\n    expected: [b]\n",
+            CORPUS,
+            "t.yaml:7: case 'x': id: duplicate id (first at line 4)",
+        ),
+        (
+            HEAD + "  - id: x\n    question: q\n    expected: [a]\n    unanswerable: true\n",
+            CORPUS,
+            "case 'x': unanswerable: unanswerable: true with expected chunks",
+        ),
+        ("", CORPUS, "t.yaml:1: empty test set"),
+        (HEAD + "  - id: x\n    question: q\n    expected: [a]\n", None, "corpus: corpus file not found"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", CORPUS, "t.yaml:3: not a text file (NUL byte)"),
+        (
+            HEAD + "  - id: x\n    question: !!python/object/apply:os.system [touch pwned]\n",
+            CORPUS,
+            "tag !!python/object/apply:os.system is not allowed",
+        ),
+        (HEAD + "  - id: x\n    question: q\n", CORPUS, "case 'x': expected: no expected chunk (a draft"),
+        (
+            HEAD + "  - id: x\n    question: q\n    expected: [a]\n",
+            '{"id": "a", "text": "x"}\n{"id": "a"\n',
+            "c.jsonl:2: not valid JSON",
+        ),
+    ],
+)
 def test_bad_input_exit_2_located_no_traceback(cli, tmp_path, text, corpus, fragment):
     p = write(tmp_path, text, corpus)
     before = p.read_bytes()

@@ -7,8 +7,11 @@ from ragtriage.core.text import fingerprint, normalize_text
 
 def test_streaming_load_keeps_metadata(tmp_path):
     p = tmp_path / "c.jsonl"
-    p.write_text('{"id": "rückgabe-1", "text": "Rückgabe in 14 Tagen.", "doc": "r.md", "start": 0, "end": 21, "lang": "de"}\n'
-                 '\n{"id": "b", "text": "x"}', encoding="utf-8")
+    p.write_text(
+        '{"id": "rückgabe-1", "text": "Rückgabe in 14 Tagen.", "doc": "r.md", "start": 0, "end": 21, "lang": "de"}\n'
+        '\n{"id": "b", "text": "x"}',
+        encoding="utf-8",
+    )
     c = load_corpus(p)
     assert list(c) == ["rückgabe-1", "b"]
     r = c["rückgabe-1"]
@@ -16,14 +19,20 @@ def test_streaming_load_keeps_metadata(tmp_path):
     assert len(c.content_hash) == 12
 
 
-@pytest.mark.parametrize("content,message", [
-    ('{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n', "c.jsonl:2: id: duplicate id 'a' (first at line 1)"),
-    ('{"id": "a", "text": "x"}\n{bad json\n', "c.jsonl:2: not valid JSON"),
-    ('{"text": "x"}\n', "c.jsonl:1: id: is required"),
-    ('{"id": "a"}\n', "c.jsonl:1: text: chunk 'a': is required"),
-    ('["a", "b"]\n', "c.jsonl:1: expected a JSON object, got list"),
-    ('{"id": "a", "text": "x"}\n\x00\x00\x00\n', "c.jsonl:2: not a text file"),
-])
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (
+            '{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n',
+            "c.jsonl:2: id: duplicate id 'a' (first at line 1)",
+        ),
+        ('{"id": "a", "text": "x"}\n{bad json\n', "c.jsonl:2: not valid JSON"),
+        ('{"text": "x"}\n', "c.jsonl:1: id: is required"),
+        ('{"id": "a"}\n', "c.jsonl:1: text: chunk 'a': is required"),
+        ('["a", "b"]\n', "c.jsonl:1: expected a JSON object, got list"),
+        ('{"id": "a", "text": "x"}\n\x00\x00\x00\n', "c.jsonl:2: not a text file"),
+    ],
+)
 def test_bad_lines_are_located(tmp_path, content, message):
     p = tmp_path / "c.jsonl"
     p.write_text(content, encoding="utf-8")

@@ -1,4 +1,5 @@
 """The test-set document: byte-for-byte saves, edits, errors, cache."""
+
 from __future__ import annotations
 
 import os
@@ -147,8 +148,26 @@ def test_remove_every_case_then_add(copy):
 
 def test_values_that_need_quotes_read_back_exactly(copy):
     d = TestSetDocument.load(copy())
-    tricky = ["yes", "no", "123", "0123", "1:20", "null", "~", "- dash", "a: b", "x #y", "2026-01-01",
-              "'quoted'", '"dq"', "  padded ", "tab\there", "é€ü", "[flow]", "line1\nline2"]
+    tricky = [
+        "yes",
+        "no",
+        "123",
+        "0123",
+        "1:20",
+        "null",
+        "~",
+        "- dash",
+        "a: b",
+        "x #y",
+        "2026-01-01",
+        "'quoted'",
+        '"dq"',
+        "  padded ",
+        "tab\there",
+        "é€ü",
+        "[flow]",
+        "line1\nline2",
+    ]
     for i, q in enumerate(tricky):
         d.update_case("domingo", question=q, tags=[q, "plain"])
         again = TestSetDocument.from_text(d.text)
@@ -171,25 +190,38 @@ def test_unknown_field_in_edit_suggests(copy):
 def test_labels_recorded_from_the_corpus(tmp_path):
     (tmp_path / "c.jsonl").write_text(
         '{"id": "garantía-1", "text": "La garantía dura 2 años.", "doc": "garantia.md", "start": 0, "end": 24}\n'
-        '{"id": "pago-1", "text": "Aceptamos pago contra reembolso."}\n', encoding="utf-8")
+        '{"id": "pago-1", "text": "Aceptamos pago contra reembolso."}\n',
+        encoding="utf-8",
+    )
     p = tmp_path / "t.yaml"
-    p.write_text("version: 1\ncorpus: c.jsonl\ncases:\n  - id: g\n    question: ¿garantía?\n"
-                 "    expected: [garantía-1]\n", encoding="utf-8")
+    p.write_text(
+        "version: 1\ncorpus: c.jsonl\ncases:\n  - id: g\n    question: ¿garantía?\n"
+        "    expected: [garantía-1]\n",
+        encoding="utf-8",
+    )
     d = TestSetDocument.load(p)
     assert d.record_labels(now="2026-11-30T00:00:00Z") == ["garantía-1"]
     lab = d.labels["garantía-1"]
-    assert (lab.text, lab.doc, lab.start, lab.end, lab.when) == ("La garantía dura 2 años.", "garantia.md", 0, 24,
-                                                                 "2026-11-30T00:00:00Z")
+    assert (lab.text, lab.doc, lab.start, lab.end, lab.when) == (
+        "La garantía dura 2 años.",
+        "garantia.md",
+        0,
+        24,
+        "2026-11-30T00:00:00Z",
+    )
     assert len(lab.sha) == 12 and len(lab.corpus) == 12
     assert d.text.endswith(
         "\nlabels:   # maintained by ragtriage: what each labelled chunk said when labelled\n"
         f"  garantía-1:\n    sha: {lab.sha}\n    text: La garantía dura 2 años.\n    doc: garantia.md\n"
-        f"    start: 0\n    end: 24\n    when: \"2026-11-30T00:00:00Z\"\n    corpus: {yaml_scalar(lab.corpus)}\n")
+        f"    start: 0\n    end: 24\n    when: \"2026-11-30T00:00:00Z\"\n    corpus: {yaml_scalar(lab.corpus)}\n"
+    )
     # expecting another chunk and saving records its label; dropping one prunes it
     d.update_case("g", expected=["pago-1"])
     d.save()
     again = TestSetDocument.load(p)
-    assert set(again.labels) == {"pago-1"} and again.labels["pago-1"].text == "Aceptamos pago contra reembolso."
+    assert (
+        set(again.labels) == {"pago-1"} and again.labels["pago-1"].text == "Aceptamos pago contra reembolso."
+    )
 
 
 def yaml_scalar(s):
@@ -201,7 +233,9 @@ def yaml_scalar(s):
 def test_reopen_uses_the_cache(copy, monkeypatch):
     p = copy()
     first = TestSetDocument.load(p)
-    monkeypatch.setattr(docmod.yt, "compose", lambda text: (_ for _ in ()).throw(AssertionError("parsed again")))
+    monkeypatch.setattr(
+        docmod.yt, "compose", lambda text: (_ for _ in ()).throw(AssertionError("parsed again"))
+    )
     again = TestSetDocument.load(p)
     assert [c.model_dump() for c in again.cases] == [c.model_dump() for c in first.cases]
     assert again.text == first.text
@@ -213,17 +247,23 @@ def test_reopen_uses_the_cache(copy, monkeypatch):
 
 def test_create_new_test_set(tmp_path):
     p = tmp_path / "new.yaml"
-    d = TestSetDocument.create(p, corpus="c.jsonl", language="de", k=5, comment="Imported from ragas.\nCheck me.")
-    d.add_case(id="rückgabe", question="Wie lange habe ich Zeit?", expected=["rückgabe-1"], must_contain=["14 Tage"])
+    d = TestSetDocument.create(
+        p, corpus="c.jsonl", language="de", k=5, comment="Imported from ragas.\nCheck me."
+    )
+    d.add_case(
+        id="rückgabe", question="Wie lange habe ich Zeit?", expected=["rückgabe-1"], must_contain=["14 Tage"]
+    )
     assert d.save(record_labels=False)
     assert p.read_text(encoding="utf-8") == (
         "# Imported from ragas.\n# Check me.\nversion: 1\n"
         "corpus: c.jsonl   # chunks file, relative to this file\nlanguage: de\nk: 5\ncases:\n"
         "  - id: rückgabe\n    question: Wie lange habe ich Zeit?\n    expected: [rückgabe-1]\n"
-        "    must_contain: [14 Tage]\n")
+        "    must_contain: [14 Tage]\n"
+    )
 
 
 # ---------------------------------------------------------------- bad input
+
 
 def problems_of(text: str, tmp_path) -> list[str]:
     p = tmp_path / "bad.yaml"
@@ -236,37 +276,58 @@ def problems_of(text: str, tmp_path) -> list[str]:
 GOOD_HEAD = "version: 1\ncases:\n"
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("", ["F:1: empty test set: expected `version: 1` and a `cases:` list"]),
-    ("# only a comment\n", ["F:1: empty test set: expected `version: 1` and a `cases:` list"]),
-    (GOOD_HEAD + "  - id: a\n    question: [unclosed\n", None),
-    (GOOD_HEAD + "  - id: a\n\t question: q\n", ["tab in indentation"]),
-    (GOOD_HEAD + "  - id: a\n    question: q\n    unanswerable: yes\n",
-     ["F:5: case 'a': unanswerable: must be true or false (found 'yes')"]),
-    (GOOD_HEAD + "  - id: a\n    question: q\n    expected: entrega-1\n",
-     ["F:5: case 'a': expected: must be a list: write [entrega-1]"]),
-    (GOOD_HEAD + "  - id: a\n    question: q\n    expeced: [x]\n",
-     ["F:5: case 'a': expeced: unknown key (did you mean 'expected'?)"]),
-    (GOOD_HEAD + "  - id: a\n    question: q\n    expected: [x]\n  - id: a\n    question: r\n    expected: [y]\n",
-     ["F:6: case 'a': id: duplicate id (first at line 3)"]),
-    (GOOD_HEAD + "  - id: a\n    question: q\n    expected: [x]\n    unanswerable: true\n",
-     ["case 'a': unanswerable: unanswerable: true with expected chunks"]),
-    (GOOD_HEAD + "  - id: a\n    question: !!python/object/apply:os.system [echo hi]\n",
-     ["F:4: tag !!python/object/apply:os.system is not allowed (a test set holds plain data only)"]),
-    (GOOD_HEAD + "  - id: two words\n    question: q\n    expected: [x]\n", ["F:3: case 'two words': id: id 'two words' contains whitespace"]),
-    (GOOD_HEAD + "  - id: a\n", ["F:3: case 'a': question: is required"]),
-    ("version: 2\ncases: []\n", ["F:1: version: must be one of: 1"]),
-    ("verison: 1\ncases: []\n", ["F:1: verison: unknown key (did you mean 'version'?)"]),
-    ("version: 1\n", ["F: cases: no `cases:` list"]),
-    ("- a\n- b\n", ["F:1: a test set is a mapping"]),
-    (b"version: 1\x00\x01\x02", ["F:1: not a text file (NUL byte)"]),
-    (b"version: 1\ncases:\n  - id: \xff\xfe\n", ["F:3: not valid UTF-8 text"]),
-    ("version: 1\ncases: []\n---\nversion: 1\n", ["more than one YAML document"]),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("", ["F:1: empty test set: expected `version: 1` and a `cases:` list"]),
+        ("# only a comment\n", ["F:1: empty test set: expected `version: 1` and a `cases:` list"]),
+        (GOOD_HEAD + "  - id: a\n    question: [unclosed\n", None),
+        (GOOD_HEAD + "  - id: a\n\t question: q\n", ["tab in indentation"]),
+        (
+            GOOD_HEAD + "  - id: a\n    question: q\n    unanswerable: yes\n",
+            ["F:5: case 'a': unanswerable: must be true or false (found 'yes')"],
+        ),
+        (
+            GOOD_HEAD + "  - id: a\n    question: q\n    expected: entrega-1\n",
+            ["F:5: case 'a': expected: must be a list: write [entrega-1]"],
+        ),
+        (
+            GOOD_HEAD + "  - id: a\n    question: q\n    expeced: [x]\n",
+            ["F:5: case 'a': expeced: unknown key (did you mean 'expected'?)"],
+        ),
+        (
+            GOOD_HEAD
+            + "  - id: a\n    question: q\n    expected: [x]\n  - id: a\n    question: r\n    expected: [y]\n",
+            ["F:6: case 'a': id: duplicate id (first at line 3)"],
+        ),
+        (
+            GOOD_HEAD + "  - id: a\n    question: q\n    expected: [x]\n    unanswerable: true\n",
+            ["case 'a': unanswerable: unanswerable: true with expected chunks"],
+        ),
+        (
+            GOOD_HEAD + "  - id: a\n    question: !!python/object/apply:os.system [echo hi]\n",
+            ["F:4: tag !!python/object/apply:os.system is not allowed (a test set holds plain data only)"],
+        ),
+        (
+            GOOD_HEAD + "  - id: two words\n    question: q\n    expected: [x]\n",
+            ["F:3: case 'two words': id: id 'two words' contains whitespace"],
+        ),
+        (GOOD_HEAD + "  - id: a\n", ["F:3: case 'a': question: is required"]),
+        ("version: 2\ncases: []\n", ["F:1: version: must be one of: 1"]),
+        ("verison: 1\ncases: []\n", ["F:1: verison: unknown key (did you mean 'version'?)"]),
+        ("version: 1\n", ["F: cases: no `cases:` list"]),
+        ("- a\n- b\n", ["F:1: a test set is a mapping"]),
+        (b"version: 1\x00\x01\x02", ["F:1: not a text file (NUL byte)"]),
+        (b"version: 1\ncases:\n  - id: \xff\xfe\n", ["F:3: not valid UTF-8 text"]),
+        ("version: 1\ncases: []\n---\nversion: 1\n", ["more than one YAML document"]),
+    ],
+)
 def test_bad_input_is_located(text, expected, tmp_path):
     got = problems_of(text, tmp_path)
     if expected is None:
-        assert got and got[0].startswith("F:4: not valid YAML") or got[0].startswith("F:5: not valid YAML"), got
+        assert got and got[0].startswith("F:4: not valid YAML") or got[0].startswith("F:5: not valid YAML"), (
+            got
+        )
         return
     joined = "\n".join(got)
     for want in expected:
@@ -274,8 +335,11 @@ def test_bad_input_is_located(text, expected, tmp_path):
 
 
 def test_all_problems_at_once(tmp_path):
-    got = problems_of(GOOD_HEAD + "  - id: a\n    question: q\n    expeced: [x]\n"
-                      "  - id: b\n    question: ''\n    unanswerable: maybe\n", tmp_path)
+    got = problems_of(
+        GOOD_HEAD + "  - id: a\n    question: q\n    expeced: [x]\n"
+        "  - id: b\n    question: ''\n    unanswerable: maybe\n",
+        tmp_path,
+    )
     assert len(got) == 3, got
 
 
@@ -289,8 +353,11 @@ def test_too_big_file_is_refused_without_reading_it_all(tmp_path, monkeypatch):
 
 def test_yaml_12_reading(tmp_path):
     p = tmp_path / "t.yaml"
-    p.write_text("version: 1\nk: 5\ncases:\n  - id: 123\n    question: no\n    topic: 0123\n"
-                 "    must_contain: [1:20, yes]\n    unanswerable: true\n", encoding="utf-8")
+    p.write_text(
+        "version: 1\nk: 5\ncases:\n  - id: 123\n    question: no\n    topic: 0123\n"
+        "    must_contain: [1:20, yes]\n    unanswerable: true\n",
+        encoding="utf-8",
+    )
     c = TestSetDocument.load(p).case("123")
     assert (c.id, c.question, c.topic, c.must_contain) == ("123", "no", "0123", ("1:20", "yes"))
 
@@ -315,7 +382,9 @@ def test_big_sets_defer_the_cache_write(copy, monkeypatch, tmp_path):
     d.save()
     assert len(list(docmod.cache_dir().glob("ts-*.bin"))) == 1  # the save did not write it either
     d.flush_cache()
-    monkeypatch.setattr(docmod.yt, "compose", lambda text: (_ for _ in ()).throw(AssertionError("parsed again")))
+    monkeypatch.setattr(
+        docmod.yt, "compose", lambda text: (_ for _ in ()).throw(AssertionError("parsed again"))
+    )
     assert TestSetDocument.load(p).case("domingo").notes == "x"
 
 
@@ -338,8 +407,9 @@ def test_content_hash_follows_the_text_through_edits_undo_and_save(copy):
         return hashlib.blake2b(d.text.encode("utf-8"), digest_size=6).hexdigest()
 
     for use_cache in (False, True, True):  # parsed, then written to and read from the reopen cache
-        d = TestSetDocument.load(copy(transform=lambda b: b.replace(b"\n", b"\r\n")) if use_cache else copy(),
-                                 use_cache=use_cache)
+        d = TestSetDocument.load(
+            copy(transform=lambda b: b.replace(b"\n", b"\r\n")) if use_cache else copy(), use_cache=use_cache
+        )
         d.flush_cache()
         h0 = d.content_hash
         assert h0 == expect(d)
@@ -386,6 +456,7 @@ def test_edits_that_cancel_out_are_not_dirty(copy):
     d.remove_case("tmp")
     assert not d.dirty
 
+
 def test_cases_from_the_reopen_cache_are_the_models_model_construct_makes(copy):
     from ragtriage.core.schema import Case
 
@@ -399,5 +470,9 @@ def test_cases_from_the_reopen_cache_are_the_models_model_construct_makes(copy):
         assert c.model_fields_set == ref.model_fields_set and repr(c) == repr(ref)
         assert c.__pydantic_extra__ is None and c.__pydantic_private__ is None
     make = docmod._trusted_maker(Case)
-    odd = {"id": "x", "question": "q", "bogus": 1}  # not what validation lets through: model_construct decides
+    odd = {
+        "id": "x",
+        "question": "q",
+        "bogus": 1,
+    }  # not what validation lets through: model_construct decides
     assert make(odd).__dict__ == Case.model_construct(**odd).__dict__

@@ -1,4 +1,5 @@
 """evaluate(), the systems and the runner, against real HTTP servers on 127.0.0.1."""
+
 import json
 import threading
 
@@ -33,8 +34,9 @@ def test_builtin_offline_mix_and_reproducible(ts, tmp_path):
     assert r["domingo"] == "appropriate-abstention"
     assert len(set(r.values())) >= 3
     b = ragtriage.evaluate(ragtriage.load_testset(ts), k=2)
-    assert [(c["id"], c["reason"], c["ranking"], c["answer"]) for c in a.cases] == \
-        [(c["id"], c["reason"], c["ranking"], c["answer"]) for c in b.cases]
+    assert [(c["id"], c["reason"], c["ranking"], c["answer"]) for c in a.cases] == [
+        (c["id"], c["reason"], c["ranking"], c["answer"]) for c in b.cases
+    ]
     assert a.summary == b.summary
     for c in a.cases:  # the answerer cites what it quotes
         if not c["abstained"]:
@@ -54,10 +56,23 @@ def test_run_file_format_and_read_back(ts, tmp_path):
     cases = lines[1:-1]
     assert len(cases) == 5
     for c in cases:
-        for f in ("rank", "hit", "precision", "recall", "rr", "abstained", "supported", "why", "correct", "reason"):
+        for f in (
+            "rank",
+            "hit",
+            "precision",
+            "recall",
+            "rr",
+            "abstained",
+            "supported",
+            "why",
+            "correct",
+            "reason",
+        ):
             assert f in c
     rf = read_run(out)
-    assert rf.complete and rf.summary == run.summary and [c["id"] for c in rf.cases] == [c["id"] for c in cases]
+    assert (
+        rf.complete and rf.summary == run.summary and [c["id"] for c in rf.cases] == [c["id"] for c in cases]
+    )
 
 
 def test_http_ok_and_posts_id_question_k(ts):
@@ -73,12 +88,18 @@ def test_http_ok_and_posts_id_question_k(ts):
 
 def test_http_failures_become_error_cases_and_the_run_completes(ts, tmp_path):
     with Server() as srv:
-        for path, cause in (("/fail", "HTTP 500"), ("/bad", "malformed JSON"), ("/wrongtype", "ranking: must be")):
+        for path, cause in (
+            ("/fail", "HTTP 500"),
+            ("/bad", "malformed JSON"),
+            ("/wrongtype", "ranking: must be"),
+        ):
             out = tmp_path / f"{path[1:]}.jsonl"
             run = evaluate(ts, srv.url + path, 2, out=out, retries=1, **FAST)
             assert run.summary["errors"] == 5 and run.summary["n"] == 5
-            assert all(c["reason"] == "error" and cause in c["error"] and c["why"].startswith("error: ")
-                       for c in run.cases)
+            assert all(
+                c["reason"] == "error" and cause in c["error"] and c["why"].startswith("error: ")
+                for c in run.cases
+            )
             assert run.summary["accuracy"] is None  # left out of every ratio
             assert len(read_run(out).cases) == 5
         # 500s and malformed JSON are retried; a wrong field type is not
@@ -129,18 +150,27 @@ def test_openai_system_prompt_key_and_errors(ts, tmp_path, monkeypatch):
 def test_results_file_missing_unknown_and_bad_lines(ts, tmp_path):
     res = tmp_path / "answers.jsonl"
     res.write_text(
-        json.dumps({"id": "precio-oficina", "ranking": ["entrega-1"], "answer": "Cuesta 3 €. [entrega-1]"}) + "\n"
-        + json.dumps({"id": "no-such-case", "ranking": [], "answer": None}) + "\n"
-        + json.dumps({"id": "domingo", "ranking": [], "answer": "No lo sé", "supported": True}) + "\n",
-        encoding="utf-8")
+        json.dumps({"id": "precio-oficina", "ranking": ["entrega-1"], "answer": "Cuesta 3 €. [entrega-1]"})
+        + "\n"
+        + json.dumps({"id": "no-such-case", "ranking": [], "answer": None})
+        + "\n"
+        + json.dumps({"id": "domingo", "ranking": [], "answer": "No lo sé", "supported": True})
+        + "\n",
+        encoding="utf-8",
+    )
     run = evaluate(ts, f"results:{res}", 2)
     r = reasons(run)
     assert r["precio-oficina"] == "supported-correct" and r["domingo"] == "appropriate-abstention"
-    assert r["dinero"] == "error" and "no result" in next(c for c in run.cases if c["id"] == "dinero")["error"]
+    assert (
+        r["dinero"] == "error" and "no result" in next(c for c in run.cases if c["id"] == "dinero")["error"]
+    )
     assert [w.line for w in run.warnings] == [2] and "not in the test set" in str(run.warnings[0])
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "dinero", "ranking": []}\nnot json\n{"ranking": []}\n'
-                   '{"id": "domingo", "ranking": "x"}\n{"id": "dinero"}\n[1]\n', encoding="utf-8")
+    bad.write_text(
+        '{"id": "dinero", "ranking": []}\nnot json\n{"ranking": []}\n'
+        '{"id": "domingo", "ranking": "x"}\n{"id": "dinero"}\n[1]\n',
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as e:
         evaluate(ts, f"results:{bad}", 2)
     got = [(p.line, p.field) for p in e.value.problems]
@@ -158,7 +188,9 @@ def test_python_system_sync_and_async(ts, tmp_path, monkeypatch):
         "@dataclass\nclass R:\n    ranking: list\n    answer: str = None\n"
         "def sync(q, k):\n    a = answer_for(q)\n    return R(a['ranking'], a['answer'])\n"
         "async def aio(q, k):\n    await asyncio.sleep(0)\n    if 'garantía' in q: raise RuntimeError('boom')\n"
-        "    return answer_for(q)\n", encoding="utf-8")
+        "    return answer_for(q)\n",
+        encoding="utf-8",
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     a = evaluate(ts, "python:my_rag_mod:sync", 2)
     assert reasons(a)["precio-oficina"] == "supported-correct"
@@ -234,14 +266,20 @@ def test_resume_asks_error_cases_again(ts, tmp_path):
 
 def test_read_run_located_errors_and_cut_line(tmp_path):
     p = tmp_path / "r.jsonl"
-    p.write_text('{"type":"meta","k":3}\n{"type":"case","id":"a","reason":"wrong-answer"}\n{"type":"ca', encoding="utf-8")
+    p.write_text(
+        '{"type":"meta","k":3}\n{"type":"case","id":"a","reason":"wrong-answer"}\n{"type":"ca',
+        encoding="utf-8",
+    )
     rf = read_run(p)
     assert not rf.complete and len(rf.cases) == 1 and rf.warnings[0].line == 3
     p.write_text('{"type":"case","id":"a"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="meta line"):
         read_run(p)
-    p.write_text('{"type":"meta","k":3}\n{"type":"case","id":"a"}\nnope\n{"type":"case","id":"b","reason":"x"}\n'
-                 '{"type":"case","id":"b","reason":"x"}\n', encoding="utf-8")
+    p.write_text(
+        '{"type":"meta","k":3}\n{"type":"case","id":"a"}\nnope\n{"type":"case","id":"b","reason":"x"}\n'
+        '{"type":"case","id":"b","reason":"x"}\n',
+        encoding="utf-8",
+    )
     with pytest.raises(InputError) as e:
         read_run(p)
     assert [(x.line, x.field) for x in e.value.problems] == [(2, "reason"), (3, None), (5, "id")]
@@ -286,10 +324,19 @@ def test_sweep_http_asks_per_k(ts):
 def test_sweep_results_file_answers_fixed_retrieval_per_k(ts, tmp_path):
     res = tmp_path / "answers.jsonl"
     res.write_text(
-        json.dumps({"id": "precio-oficina", "ranking": ["entrega-2", "entrega-1"], "scores": [0.9, 0.4],
-                    "answer": "Cuesta 3 €. [entrega-1]"}) + "\n"
-        + json.dumps({"id": "domingo", "ranking": ["entrega-2"], "scores": [0.2], "answer": "No lo sé"}) + "\n",
-        encoding="utf-8")
+        json.dumps(
+            {
+                "id": "precio-oficina",
+                "ranking": ["entrega-2", "entrega-1"],
+                "scores": [0.9, 0.4],
+                "answer": "Cuesta 3 €. [entrega-1]",
+            }
+        )
+        + "\n"
+        + json.dumps({"id": "domingo", "ranking": ["entrega-2"], "scores": [0.2], "answer": "No lo sé"})
+        + "\n",
+        encoding="utf-8",
+    )
     out = sweep(ts, f"results:{res}", [1, 2], [None, 0.5])
     rows = {(r["k"], r["threshold"]): r for r in out["rows"]}
     assert out["calls"] == 5  # one pass over the file, no call per k
@@ -313,7 +360,9 @@ def test_python_sync_callable_runs_as_many_calls_in_flight_as_asked(ts, tmp_path
     mod.write_text(
         "import threading\nB = threading.Barrier(5, timeout=10)\n"
         "def f(q, k):\n    B.wait()  # passes only when 5 calls are in flight at once\n"
-        "    return {'ranking': [], 'answer': None}\n", encoding="utf-8")
+        "    return {'ranking': [], 'answer': None}\n",
+        encoding="utf-8",
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     run = evaluate(ts, "python:barrier_rag:f", 2, concurrency=5, retries=0, timeout=20)
     assert run.summary["errors"] == 0

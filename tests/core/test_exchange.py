@@ -1,4 +1,5 @@
 """Export/import: every format's round trip keeps what the format can carry; bad files are located."""
+
 from __future__ import annotations
 
 import csv
@@ -11,7 +12,11 @@ import yaml
 
 from ragtriage.core.errors import InputError
 from ragtriage.core.exchange import (
-    DUPLICATE_PREFIX, QUESTION_PLACEHOLDER, export_testset, export_trec_run, read_import,
+    DUPLICATE_PREFIX,
+    QUESTION_PLACEHOLDER,
+    export_testset,
+    export_trec_run,
+    read_import,
 )
 from ragtriage.core.schema import CASE_FIELDS, Case, Label
 from ragtriage.core.text import fingerprint
@@ -30,17 +35,31 @@ def load_plain(path):
 
 TRICKY = SimpleNamespace(
     cases=(
-        Case(id="garantía-1", question='¿Y si se rompe, "garantía"?\nSegunda línea, con coma; y punto y coma',
-             topic="garantía | reparación", expected=("garantía-1", "garantía-2"), expect="all",
-             must_contain=("2 años", "a | b", "[x]", " espacio "), answer="Sí.", tags=("ß", "día"),
-             notes="línea 1\nlínea 2, «comillas»"),
+        Case(
+            id="garantía-1",
+            question='¿Y si se rompe, "garantía"?\nSegunda línea, con coma; y punto y coma',
+            topic="garantía | reparación",
+            expected=("garantía-1", "garantía-2"),
+            expect="all",
+            must_contain=("2 años", "a | b", "[x]", " espacio "),
+            answer="Sí.",
+            tags=("ß", "día"),
+            notes="línea 1\nlínea 2, «comillas»",
+        ),
         Case(id="domingo", question="¿Abrís los domingos?", unanswerable=True, tags=("horario",)),
         Case(id="borrador", question="una pregunta sin etiquetar"),
         Case(id="q,4", question="with , comma", expected=("rückgabe-1",), must_contain=("14 Tagen",)),
     ),
     labels={
-        "garantía-1": Label(sha=fingerprint("Dos años."), text="Dos años.", doc="g.md", start=0, end=9,
-                            when="2026-11-30T00:00:00Z", corpus="abc"),
+        "garantía-1": Label(
+            sha=fingerprint("Dos años."),
+            text="Dos años.",
+            doc="g.md",
+            start=0,
+            end=9,
+            when="2026-11-30T00:00:00Z",
+            corpus="abc",
+        ),
         "garantía-2": Label(sha=fingerprint("Escríbenos."), text="Escríbenos."),
         "rückgabe-1": Label(sha=fingerprint("14 Tage."), text="14 Tage."),
     },
@@ -63,13 +82,18 @@ def as_case(d):
     return Case(**d)
 
 
-@pytest.mark.parametrize("doc", [TRICKY, load_plain(TESTSETS / "shop-es.yaml"), load_plain(TESTSETS / "shop-de.yaml")],
-                         ids=["tricky", "shop-es", "shop-de"])
+@pytest.mark.parametrize(
+    "doc",
+    [TRICKY, load_plain(TESTSETS / "shop-es.yaml"), load_plain(TESTSETS / "shop-de.yaml")],
+    ids=["tricky", "shop-es", "shop-de"],
+)
 def test_jsonl_roundtrip_keeps_every_field_and_label(tmp_path, doc):
     imp, text, notes = roundtrip(tmp_path, doc, "jsonl")
     assert [as_case(c) for c in imp.cases] == list(doc.cases)
     expected_ids = {cid for c in doc.cases for cid in c.expected}
-    assert {k: Label(**v) for k, v in imp.labels.items()} == {k: v for k, v in doc.labels.items() if k in expected_ids}
+    assert {k: Label(**v) for k, v in imp.labels.items()} == {
+        k: v for k, v in doc.labels.items() if k in expected_ids
+    }
     assert imp.notes == [] and notes == []
     first = json.loads(text.splitlines()[0])
     assert list(first) == [*CASE_FIELDS, "labels"]  # the flat form: every field on every line
@@ -96,9 +120,12 @@ def test_csv_lists_are_plain_when_possible(tmp_path):
 
 def test_csv_written_by_a_spreadsheet(tmp_path):
     p = tmp_path / "sheet.csv"
-    p.write_text("\ufeffquestion;expected;Unanswerable;owner\n"
-                 "¿Cuánto cuesta?;entrega-1, entrega-2;;ana\n"
-                 "¿Domingo?;;sí;ana\n", encoding="utf-8")
+    p.write_text(
+        "\ufeffquestion;expected;Unanswerable;owner\n"
+        "¿Cuánto cuesta?;entrega-1, entrega-2;;ana\n"
+        "¿Domingo?;;sí;ana\n",
+        encoding="utf-8",
+    )
     imp = read_import(p, "csv")
     assert [c["id"] for c in imp.cases] == ["cuánto-cuesta", "domingo"]
     assert imp.cases[0]["expected"] == ["entrega-1", "entrega-2"]
@@ -125,11 +152,19 @@ def test_ragas_roundtrip_keeps_question_contexts_and_reference(tmp_path, doc):
 
 def test_ragas_contexts_matched_to_chunks_by_text(tmp_path):
     corpus = TESTSETS / "shop-es.chunks.jsonl"
-    chunks = {json.loads(l)["id"]: json.loads(l)["text"] for l in corpus.read_text(encoding="utf-8").splitlines()}
+    chunks = {
+        json.loads(l)["id"]: json.loads(l)["text"] for l in corpus.read_text(encoding="utf-8").splitlines()
+    }
     p = tmp_path / "gen.jsonl"
     rows = [
-        {"user_input": "¿Cuánto cuesta el envío?", "reference_contexts": [chunks["entrega-1"].upper()],
-         "reference": "3 €", "synthesizer_name": "single_hop", "response": "x", "retrieved_contexts": ["y"]},
+        {
+            "user_input": "¿Cuánto cuesta el envío?",
+            "reference_contexts": [chunks["entrega-1"].upper()],
+            "reference": "3 €",
+            "synthesizer_name": "single_hop",
+            "response": "x",
+            "retrieved_contexts": ["y"],
+        },
         {"user_input": "¿Y esto?", "reference_contexts": ["un texto que no está en ningún chunk"]},
     ]
     p.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
@@ -162,10 +197,23 @@ def test_deepeval_roundtrip_keeps_every_case_field(tmp_path, doc):
 
 def test_deepeval_goldens_from_deepeval_itself(tmp_path):
     p = tmp_path / "goldens.json"
-    p.write_text(json.dumps({"goldens": [
-        {"input": "What is the refund window?", "expectedOutput": "14 days", "context": ["Returns: 14 days."],
-         "actualOutput": "30 days", "sourceFile": "returns.md", "additionalMetadata": {"owner": "ana"}},
-    ]}), encoding="utf-8")
+    p.write_text(
+        json.dumps(
+            {
+                "goldens": [
+                    {
+                        "input": "What is the refund window?",
+                        "expectedOutput": "14 days",
+                        "context": ["Returns: 14 days."],
+                        "actualOutput": "30 days",
+                        "sourceFile": "returns.md",
+                        "additionalMetadata": {"owner": "ana"},
+                    },
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
     imp = read_import(p, "deepeval")
     c = imp.cases[0]
     assert c["id"] == "what-is-the-refund-window" and c["answer"] == "14 days"
@@ -191,14 +239,18 @@ def test_trec_qrels_with_zero_grades_and_beir_tsv(tmp_path):
     p.write_text("q1 0 d1 2\nq1 0 d2 0\nq2 0 d3 0\n", encoding="utf-8")
     imp = read_import(p, "trec")
     assert [(c["id"], c["expected"], c.get("unanswerable")) for c in imp.cases] == [
-        ("q1", ["d1"], None), ("q2", [], True)]
+        ("q1", ["d1"], None),
+        ("q2", [], True),
+    ]
     p = tmp_path / "test.tsv"
     p.write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n", encoding="utf-8")
     assert read_import(p, "trec").cases[0]["expected"] == ["d1"]
 
 
 def test_trec_run_keeps_order_and_duplicate_slots():
-    text = export_trec_run([{"id": "q1", "ranking": ["a", "b", "a", "c"]}, {"id": "q2", "ranking": []}], tag="my run")
+    text = export_trec_run(
+        [{"id": "q1", "ranking": ["a", "b", "a", "c"]}, {"id": "q2", "ranking": []}], tag="my run"
+    )
     assert text.splitlines() == [
         "q1 Q0 a 1 4 my_run",
         "q1 Q0 b 2 3 my_run",
@@ -209,30 +261,68 @@ def test_trec_run_keeps_order_and_duplicate_slots():
 
 # ------------------------------------------------------------------ bad files
 
-@pytest.mark.parametrize("fmt, content, line, message", [
-    ("jsonl", '{"id": "a", "question": "q"}\n{"id": "b", "question": ""}\n', 2, "question: must not be empty"),
-    ("jsonl", '{"id": "a", "question": "q"}\n{nope\n', 2, "not valid JSON"),
-    ("jsonl", '{"id": "a", "question": "q"}\n{"id": "a", "question": "r"}\n', 2, "duplicate id 'a' (first at line 1)"),
-    ("jsonl", '{"id": "a", "question": "q", "unanswerable": true, "expected": ["x"]}\n', 1, "unanswerable: true with expected"),
-    ("jsonl", '{"question": "q"}\n', 1, "id: is required"),
-    ("jsonl", '{"id": "a", "question": "q", "expeced": ["x"]}\n', 1, "case 'a': expeced: unknown field (did you mean 'expected'?)"),
-    ("jsonl", '{"id": "a", "question": "q", "tags": 3}\n', 1, "tags: Input should be a list"),
-    ("csv", "id,question,unanswerable\na,q,maybe\n", 2, "'maybe' is not true/false"),
-    ("csv", "id,question\na,q\n\"b,\"x\n", 3, "q"),
-    ("csv", "id,text\na,q\n", 1, "no `question` column"),
-    ("csv", 'id,question,must_contain\na,q,"[1, 2"\n', 2, "not a JSON array of strings"),
-    ("csv", "id,question\na,\"line one\nline two\"\nb has space,q\n", 4, "contains whitespace"),
-    ("ragas", '{"user_input": "q"}\n{"user_input": [{"content": "hi", "type": "human"}]}\n', 2, "multi-turn"),
-    ("ragas", '{"reference": "x"}\n', 1, "user_input: is required"),
-    ("ragas", '{"user_input": "q", "reference_contexts": "not a list", "reference_context_ids": [1, {}]}\n', 1,
-     "must be a list of strings"),
-    ("deepeval", '[\n  {"input": "q"},\n  {"input": ""}\n]\n', 3, "input: is required"),
-    ("deepeval", '[\n  {"input": "q",\n   "additional_metadata": {"id": "x", "expect": "some"}}\n]\n', 2, "expect"),
-    ("deepeval", '{"input": "q"}\n', 1, "expected a JSON array"),
-    ("deepeval", '[{"input": "q"},\n {"input": "r"\n]\n', 3, "not valid JSON"),
-    ("trec", "q1 0 d1 1\nq1 d2\n", 2, "expected 4 columns"),
-    ("trec", "q1 0 d1 high\n", 1, "relevance 'high' is not a number"),
-])
+
+@pytest.mark.parametrize(
+    "fmt, content, line, message",
+    [
+        (
+            "jsonl",
+            '{"id": "a", "question": "q"}\n{"id": "b", "question": ""}\n',
+            2,
+            "question: must not be empty",
+        ),
+        ("jsonl", '{"id": "a", "question": "q"}\n{nope\n', 2, "not valid JSON"),
+        (
+            "jsonl",
+            '{"id": "a", "question": "q"}\n{"id": "a", "question": "r"}\n',
+            2,
+            "duplicate id 'a' (first at line 1)",
+        ),
+        (
+            "jsonl",
+            '{"id": "a", "question": "q", "unanswerable": true, "expected": ["x"]}\n',
+            1,
+            "unanswerable: true with expected",
+        ),
+        ("jsonl", '{"question": "q"}\n', 1, "id: is required"),
+        (
+            "jsonl",
+            '{"id": "a", "question": "q", "expeced": ["x"]}\n',
+            1,
+            "case 'a': expeced: unknown field (did you mean 'expected'?)",
+        ),
+        ("jsonl", '{"id": "a", "question": "q", "tags": 3}\n', 1, "tags: Input should be a list"),
+        ("csv", "id,question,unanswerable\na,q,maybe\n", 2, "'maybe' is not true/false"),
+        ("csv", "id,question\na,q\n\"b,\"x\n", 3, "q"),
+        ("csv", "id,text\na,q\n", 1, "no `question` column"),
+        ("csv", 'id,question,must_contain\na,q,"[1, 2"\n', 2, "not a JSON array of strings"),
+        ("csv", "id,question\na,\"line one\nline two\"\nb has space,q\n", 4, "contains whitespace"),
+        (
+            "ragas",
+            '{"user_input": "q"}\n{"user_input": [{"content": "hi", "type": "human"}]}\n',
+            2,
+            "multi-turn",
+        ),
+        ("ragas", '{"reference": "x"}\n', 1, "user_input: is required"),
+        (
+            "ragas",
+            '{"user_input": "q", "reference_contexts": "not a list", "reference_context_ids": [1, {}]}\n',
+            1,
+            "must be a list of strings",
+        ),
+        ("deepeval", '[\n  {"input": "q"},\n  {"input": ""}\n]\n', 3, "input: is required"),
+        (
+            "deepeval",
+            '[\n  {"input": "q",\n   "additional_metadata": {"id": "x", "expect": "some"}}\n]\n',
+            2,
+            "expect",
+        ),
+        ("deepeval", '{"input": "q"}\n', 1, "expected a JSON array"),
+        ("deepeval", '[{"input": "q"},\n {"input": "r"\n]\n', 3, "not valid JSON"),
+        ("trec", "q1 0 d1 1\nq1 d2\n", 2, "expected 4 columns"),
+        ("trec", "q1 0 d1 high\n", 1, "relevance 'high' is not a number"),
+    ],
+)
 def test_bad_files_are_located(tmp_path, fmt, content, line, message):
     p = tmp_path / f"bad.{fmt}"
     p.write_text(content, encoding="utf-8")
@@ -263,6 +353,7 @@ def test_binary_empty_and_missing_files(tmp_path, fmt):
 
 
 # ------------------------------------------------------------------ cross-check with trec_eval
+
 
 def test_trec_export_scored_by_trec_eval_matches_ragtriage(tmp_path):
     """Exported qrels + run, scored by trec_eval (pytrec-eval-terrier), give ragtriage's own
@@ -311,18 +402,30 @@ def test_trec_export_scored_by_trec_eval_matches_ragtriage(tmp_path):
                 continue
             assert full[case.id][f"P_{k}"] == pytest.approx(ours["precision"]), (case.id, k)
             assert full[case.id][f"recall_{k}"] == pytest.approx(ours["recall"]), (case.id, k)
-            assert rr.get(case.id, {"recip_rank": 0.0})["recip_rank"] == pytest.approx(ours["rr"]), (case.id, k)
+            assert rr.get(case.id, {"recip_rank": 0.0})["recip_rank"] == pytest.approx(ours["rr"]), (
+                case.id,
+                k,
+            )
             compared += 1
         assert compared >= 50
 
 
-@pytest.mark.parametrize("questions, want", [
-    ([c.question for c in load_plain(TESTSETS / "shop-es.yaml").cases], "es"),
-    ([c.question for c in load_plain(TESTSETS / "shop-de.yaml").cases], "de"),
-    (["What is the refund window?", "How long does the delivery take to my house?"], "en"),
-    (["Hoe lang duurt de levering naar mijn huis?", "Kan ik met een kaart betalen als het pakket er is?"], "nl"),
-    (["q1", "q2"], None),
-])
+@pytest.mark.parametrize(
+    "questions, want",
+    [
+        ([c.question for c in load_plain(TESTSETS / "shop-es.yaml").cases], "es"),
+        ([c.question for c in load_plain(TESTSETS / "shop-de.yaml").cases], "de"),
+        (["What is the refund window?", "How long does the delivery take to my house?"], "en"),
+        (
+            [
+                "Hoe lang duurt de levering naar mijn huis?",
+                "Kan ik met een kaart betalen als het pakket er is?",
+            ],
+            "nl",
+        ),
+        (["q1", "q2"], None),
+    ],
+)
 def test_guess_language(questions, want):
     from ragtriage.core.exchange import guess_language
 

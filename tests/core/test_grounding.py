@@ -1,10 +1,16 @@
 """The grounding check, abstention and numbers: evaluation.md's examples and beyond."""
+
 from decimal import Decimal
 
 import pytest
 
-from ragtriage.core.grounding import (check_grounding, citations, decline_phrases, is_abstention,
-                                      normalise_answer)
+from ragtriage.core.grounding import (
+    check_grounding,
+    citations,
+    decline_phrases,
+    is_abstention,
+    normalise_answer,
+)
 from ragtriage.core.numbers import find_numbers, parse_number
 
 CHUNKS = {
@@ -58,8 +64,8 @@ def test_units_compared_when_both_sides_give_one():
 
 
 def test_separators_and_trailing_punctuation():
-    assert g("Son 14 días [plazo-1]", ["plazo-1"]) == ""       # "14." in the chunk
-    assert g("Hay 1000 unidades [mil-1]", ["mil-1"]) == ""     # 1.000 == 1000 in Spanish
+    assert g("Son 14 días [plazo-1]", ["plazo-1"]) == ""  # "14." in the chunk
+    assert g("Hay 1000 unidades [mil-1]", ["mil-1"]) == ""  # 1.000 == 1000 in Spanish
     assert g("Hay 1.000 unidades [mil-1]", ["mil-1"]) == ""
     assert parse_number("1.000", "es") == 1000
     assert parse_number("1,000", "en") == 1000

@@ -1,10 +1,12 @@
 """Retrieval metrics: evaluation.md's worked examples and property tests against
 a plain reference implementation of the definitions."""
+
 import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ragtriage.core.metrics import MISSING, at_k, first_positions, retrieval, retrieval_at, retrieval_means
 
@@ -47,7 +49,11 @@ def test_unanswerable_is_null_not_zero():
     p = first_positions([["a"], ["a"]], [["a"], []])
     assert retrieval_means(p, 1)["hit"] == 1.0  # the unanswerable case is not a 0
     assert retrieval_means(first_positions([["a"]], [[]]), 1) == {
-        "hit": None, "recall": None, "precision": None, "mrr": None}
+        "hit": None,
+        "recall": None,
+        "precision": None,
+        "mrr": None,
+    }
 
 
 def test_expect_all():
@@ -58,7 +64,14 @@ def test_expect_all():
 
 
 def test_scores_never_resort_short_and_empty_rankings():
-    assert retrieval([], ["a"], 3) == {"rank": 0, "hits": 0, "precision": 0.0, "recall": 0.0, "rr": 0.0, "hit": False}
+    assert retrieval([], ["a"], 3) == {
+        "rank": 0,
+        "hits": 0,
+        "precision": 0.0,
+        "recall": 0.0,
+        "rr": 0.0,
+        "hit": False,
+    }
     assert retrieval(["a"], ["a"], 5)["precision"] == 0.2
     with pytest.raises(ValueError):
         retrieval(["a"], ["a"], 0)
@@ -76,6 +89,7 @@ def test_retrieval_at_from_records_skips_error_and_unlabelled():
 
 
 # --------------------------------------------------------------- reference implementation
+
 
 def ref(ranking, expected, k, expect="any"):
     """The definitions, written as plainly as possible."""

@@ -7,6 +7,7 @@ at several k and compared with golden files made before the speed work on ``run`
 The golden file keeps a short digest of every line (the lines themselves can be
 regenerated with :func:`generate`). A change that means to change results
 regenerates it: ``python tests/core/test_run_golden.py --write``."""
+
 from __future__ import annotations
 
 import hashlib
@@ -20,15 +21,34 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "run-digests.json"
 LANGS = {
-    "es": dict(words=["cinco", "catorce", "veinte", "dos", "cien", "mil"], units=["€", "días", "días hábiles", "%",
-               "por ciento", "semanas", "kg", "horas"], decline="No lo sé", thousands="1.000", decimal="1,5"),
-    "de": dict(words=["fünf", "zwölf", "einundzwanzig", "drei", "hundert"], units=["€", "Tage", "Werktage", "%",
-               "Prozent", "Wochen", "kg", "Stunden"], decline="Ich weiß es nicht", thousands="2.500",
-               decimal="2,75"),
-    "en": dict(words=["five", "twelve", "twenty-one", "three", "hundred"], units=["$", "days", "business days", "%",
-               "percent", "weeks", "kg", "hours"], decline="I don't know", thousands="1,000", decimal="1.5"),
-    "nl": dict(words=["vijf", "twaalf", "eenentwintig", "drie", "honderd"], units=["€", "dagen", "werkdagen", "%",
-               "procent", "weken", "kg", "uur"], decline="Ik weet het niet", thousands="3.000", decimal="0,5"),
+    "es": dict(
+        words=["cinco", "catorce", "veinte", "dos", "cien", "mil"],
+        units=["€", "días", "días hábiles", "%", "por ciento", "semanas", "kg", "horas"],
+        decline="No lo sé",
+        thousands="1.000",
+        decimal="1,5",
+    ),
+    "de": dict(
+        words=["fünf", "zwölf", "einundzwanzig", "drei", "hundert"],
+        units=["€", "Tage", "Werktage", "%", "Prozent", "Wochen", "kg", "Stunden"],
+        decline="Ich weiß es nicht",
+        thousands="2.500",
+        decimal="2,75",
+    ),
+    "en": dict(
+        words=["five", "twelve", "twenty-one", "three", "hundred"],
+        units=["$", "days", "business days", "%", "percent", "weeks", "kg", "hours"],
+        decline="I don't know",
+        thousands="1,000",
+        decimal="1.5",
+    ),
+    "nl": dict(
+        words=["vijf", "twaalf", "eenentwintig", "drie", "honderd"],
+        units=["€", "dagen", "werkdagen", "%", "procent", "weken", "kg", "uur"],
+        decline="Ik weet het niet",
+        thousands="3.000",
+        decimal="0,5",
+    ),
 }
 N_CASES = 160
 N_CHUNKS = 120
@@ -126,8 +146,16 @@ def generate(dir: Path, lang: str, seed: int = 7) -> tuple[Path, Path]:
             roll = r.random()
             cite_pool = ranking[:5] or ids[:3]
             if roll < 0.1:
-                res["answer"] = r.choice([f"{decline}.", f"¿{decline.lower()}?", f'"{decline.upper()}"', "", None,
-                                          f"  {decline} [x]"])
+                res["answer"] = r.choice(
+                    [
+                        f"{decline}.",
+                        f"¿{decline.lower()}?",
+                        f'"{decline.upper()}"',
+                        "",
+                        None,
+                        f"  {decline} [x]",
+                    ]
+                )
             elif roll < 0.15:
                 res["error"] = r.choice(["timeout", "HTTP 500: boom"])
             else:

@@ -1,4 +1,5 @@
 """Run diff: per-case reason changes, metric deltas, different test-set versions, bad files."""
+
 from __future__ import annotations
 
 import json
@@ -18,37 +19,57 @@ def write_run(path, cases, summary=None, meta=None):
     return path
 
 
-@pytest.mark.parametrize("before, after, kind", [
-    ("retrieval-miss", "supported-correct", "fixed"),
-    ("unanswerable-answered", "appropriate-abstention", "fixed"),
-    ("error", "supported-correct", "fixed"),
-    ("supported-correct", "wrong-answer", "regressed"),
-    ("appropriate-abstention", "unanswerable-answered", "regressed"),
-    ("supported-correct", "error", "regressed"),
-    ("retrieval-miss", "wrong-answer", "changed"),
-    ("unlabelled", "supported-correct", "changed"),
-    ("supported-correct", "unlabelled", "changed"),
-    ("wrong-answer", "wrong-answer", None),
-])
+@pytest.mark.parametrize(
+    "before, after, kind",
+    [
+        ("retrieval-miss", "supported-correct", "fixed"),
+        ("unanswerable-answered", "appropriate-abstention", "fixed"),
+        ("error", "supported-correct", "fixed"),
+        ("supported-correct", "wrong-answer", "regressed"),
+        ("appropriate-abstention", "unanswerable-answered", "regressed"),
+        ("supported-correct", "error", "regressed"),
+        ("retrieval-miss", "wrong-answer", "changed"),
+        ("unlabelled", "supported-correct", "changed"),
+        ("supported-correct", "unlabelled", "changed"),
+        ("wrong-answer", "wrong-answer", None),
+    ],
+)
 def test_classify(before, after, kind):
     assert classify(before, after) == kind
 
 
 def test_diff_lists_exactly_the_changed_cases(tmp_path):
-    a = write_run(tmp_path / "a.jsonl", [
-        ("precio-entrega", "supported-correct"), ("plazo-entrega", "retrieval-miss"),
-        ("devolución", "retrieval-miss"), ("garantía", "wrong-answer"), ("domingo", "appropriate-abstention"),
-        ("viejo", "supported-correct"),
-    ], summary={"hit": 0.5, "accuracy": 0.4, "tokens": 900, "mrr": None})
-    b = write_run(tmp_path / "b.jsonl", [
-        ("precio-entrega", "unsupported-answer"), ("plazo-entrega", "supported-correct"),
-        ("devolución", "wrong-answer"), ("garantía", "wrong-answer"), ("domingo", "appropriate-abstention"),
-        ("nuevo", "retrieval-miss"),
-    ], summary={"hit": 0.75, "accuracy": 0.4, "tokens": 1200, "mrr": 0.5})
+    a = write_run(
+        tmp_path / "a.jsonl",
+        [
+            ("precio-entrega", "supported-correct"),
+            ("plazo-entrega", "retrieval-miss"),
+            ("devolución", "retrieval-miss"),
+            ("garantía", "wrong-answer"),
+            ("domingo", "appropriate-abstention"),
+            ("viejo", "supported-correct"),
+        ],
+        summary={"hit": 0.5, "accuracy": 0.4, "tokens": 900, "mrr": None},
+    )
+    b = write_run(
+        tmp_path / "b.jsonl",
+        [
+            ("precio-entrega", "unsupported-answer"),
+            ("plazo-entrega", "supported-correct"),
+            ("devolución", "wrong-answer"),
+            ("garantía", "wrong-answer"),
+            ("domingo", "appropriate-abstention"),
+            ("nuevo", "retrieval-miss"),
+        ],
+        summary={"hit": 0.75, "accuracy": 0.4, "tokens": 1200, "mrr": 0.5},
+    )
     d = diff_runs(load_run(a), load_run(b))
     assert [(c.id, c.kind) for c in d.changes] == [
-        ("precio-entrega", "regressed"), ("plazo-entrega", "fixed"), ("devolución", "changed"),
-        ("nuevo", "new"), ("viejo", "removed"),
+        ("precio-entrega", "regressed"),
+        ("plazo-entrega", "fixed"),
+        ("devolución", "changed"),
+        ("nuevo", "new"),
+        ("viejo", "removed"),
     ]
     assert d.unchanged == 2
     assert d.metrics["hit"] == (0.5, 0.75, 0.25)
@@ -61,8 +82,12 @@ def test_diff_lists_exactly_the_changed_cases(tmp_path):
     assert js["counts"] == {"regressed": 1, "fixed": 1, "changed": 1, "new": 1, "removed": 1, "unchanged": 2}
     assert js["reasons"]["retrieval-miss"] == {"a": 2, "b": 1, "delta": -1}
     assert js["reasons"]["unsupported-answer"] == {"a": 0, "b": 1, "delta": 1}
-    assert js["cases"][0] == {"id": "precio-entrega", "from": "supported-correct", "to": "unsupported-answer",
-                              "kind": "regressed"}
+    assert js["cases"][0] == {
+        "id": "precio-entrega",
+        "from": "supported-correct",
+        "to": "unsupported-answer",
+        "kind": "regressed",
+    }
     text = render_text(d)
     assert "precio-entrega  supported-correct → unsupported-answer" in text
     assert "1 regressed, 1 fixed, 1 changed, 1 new, 1 removed, 2 unchanged" in text
@@ -71,8 +96,12 @@ def test_diff_lists_exactly_the_changed_cases(tmp_path):
 
 def test_different_testset_versions_are_reported_not_crashed(tmp_path):
     a = write_run(tmp_path / "a.jsonl", [("q1", "retrieval-miss")], summary={"hit": 0.0})
-    b = write_run(tmp_path / "b.jsonl", [("q1", "supported-correct")], summary={"hit": 1.0},
-                  meta={"testset_hash": "bbb", "k": 5})
+    b = write_run(
+        tmp_path / "b.jsonl",
+        [("q1", "supported-correct")],
+        summary={"hit": 1.0},
+        meta={"testset_hash": "bbb", "k": 5},
+    )
     d = diff_runs(load_run(a), load_run(b))
     assert d.testset_changed
     assert [c.kind for c in d.changes] == ["fixed"]
@@ -92,10 +121,16 @@ def test_interrupted_run_without_summary(tmp_path):
 
 
 def test_markdown_snapshot(tmp_path):
-    a = write_run(tmp_path / "a.jsonl", [("q|1", "supported-correct"), ("q2", "retrieval-miss")],
-                  summary={"hit": 0.5, "supported": 1.0})
-    b = write_run(tmp_path / "b.jsonl", [("q|1", "wrong-answer"), ("q2", "supported-correct")],
-                  summary={"hit": 1.0, "supported": 1.0})
+    a = write_run(
+        tmp_path / "a.jsonl",
+        [("q|1", "supported-correct"), ("q2", "retrieval-miss")],
+        summary={"hit": 0.5, "supported": 1.0},
+    )
+    b = write_run(
+        tmp_path / "b.jsonl",
+        [("q|1", "wrong-answer"), ("q2", "supported-correct")],
+        summary={"hit": 1.0, "supported": 1.0},
+    )
     md = render_markdown(diff_runs(load_run(a), load_run(b)))
     md = md.replace(str(tmp_path), "T")
     assert md == (
@@ -120,17 +155,24 @@ def test_markdown_snapshot(tmp_path):
     )
 
 
-@pytest.mark.parametrize("content, line, message", [
-    ('{"type": "case", "id": "q1", "reason": "x"}\n', 1, "first line must be the meta line"),
-    ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1"\n\n', 2, "not valid JSON"),
-    ('{"type": "meta", "k": 3}\n{"type": "case", "reason": "wrong-answer"}\n', 2, "id: is required"),
-    ('{"type": "meta", "k": 3}\n[1, 2]\n', 2, "expected a JSON object"),
-    ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1"}\n', 2, "reason: is required"),
-    ('{"type": "meta", "k": 3}\n{"type": "bogus"}\n', 2, "unknown line type"),
-    ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1", "reason": "x"}\n'
-     '{"type": "case", "id": "q1", "reason": "x"}\n', 3, "duplicate case (first at line 2)"),
-    ('', None, "empty run file"),
-])
+@pytest.mark.parametrize(
+    "content, line, message",
+    [
+        ('{"type": "case", "id": "q1", "reason": "x"}\n', 1, "first line must be the meta line"),
+        ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1"\n\n', 2, "not valid JSON"),
+        ('{"type": "meta", "k": 3}\n{"type": "case", "reason": "wrong-answer"}\n', 2, "id: is required"),
+        ('{"type": "meta", "k": 3}\n[1, 2]\n', 2, "expected a JSON object"),
+        ('{"type": "meta", "k": 3}\n{"type": "case", "id": "q1"}\n', 2, "reason: is required"),
+        ('{"type": "meta", "k": 3}\n{"type": "bogus"}\n', 2, "unknown line type"),
+        (
+            '{"type": "meta", "k": 3}\n{"type": "case", "id": "q1", "reason": "x"}\n'
+            '{"type": "case", "id": "q1", "reason": "x"}\n',
+            3,
+            "duplicate case (first at line 2)",
+        ),
+        ('', None, "empty run file"),
+    ],
+)
 def test_bad_run_files_are_located(tmp_path, content, line, message):
     p = tmp_path / "bad.jsonl"
     p.write_text(content, encoding="utf-8")
@@ -147,9 +189,14 @@ def test_missing_run_file(tmp_path):
 
 
 def test_cases_edited_between_the_runs_are_named(tmp_path):
-    a = write_run(tmp_path / "a.jsonl", [("q1", "retrieval-miss"), ("q2", "wrong-answer")], meta={"testset_hash": "x"})
-    b = write_run(tmp_path / "b.jsonl", [("q1", "supported-correct"), ("q2", "wrong-answer")],
-                  meta={"testset_hash": "y"})
+    a = write_run(
+        tmp_path / "a.jsonl", [("q1", "retrieval-miss"), ("q2", "wrong-answer")], meta={"testset_hash": "x"}
+    )
+    b = write_run(
+        tmp_path / "b.jsonl",
+        [("q1", "supported-correct"), ("q2", "wrong-answer")],
+        meta={"testset_hash": "y"},
+    )
     lines = a.read_text(encoding="utf-8").splitlines()
     recs = [json.loads(l) for l in lines]
     recs[1]["expected"] = ["old-chunk"]

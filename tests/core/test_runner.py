@@ -1,4 +1,5 @@
 """Runner pieces without a network: progress lines, retries, cancel."""
+
 import asyncio
 import io
 import threading
@@ -86,8 +87,11 @@ class _PlainProgress(Progress):
                 return
             el = now - self._t0
             eta = el / self.done * (self.total - self.done)
-            print(f"{self.done}/{self.total} {self.label} ({pct}%), {el:.1f} s, ETA {eta:.0f} s",
-                  file=self.stream, flush=True)
+            print(
+                f"{self.done}/{self.total} {self.label} ({pct}%), {el:.1f} s, ETA {eta:.0f} s",
+                file=self.stream,
+                flush=True,
+            )
             self._printed = True
             self._last = now
             self._next_pct = (pct // 10 + 1) * 10
@@ -98,8 +102,13 @@ def test_progress_lines_as_when_every_case_was_checked(monkeypatch):
 
     clock = [0.0]
     monkeypatch.setattr(runner.time, "monotonic", lambda: clock[0])
-    for total, step, tick, interval in [(7, 1, 0.5, 0.0), (13, 2, 0.3, 1.0), (1000, 7, 0.05, 2.0),
-                                        (999, 1, 0.004, 0.5), (50, 50, 5.0, 2.0)]:
+    for total, step, tick, interval in [
+        (7, 1, 0.5, 0.0),
+        (13, 2, 0.3, 1.0),
+        (1000, 7, 0.05, 2.0),
+        (999, 1, 0.004, 0.5),
+        (50, 50, 5.0, 2.0),
+    ]:
         outs = []
         for cls in (Progress, _PlainProgress):
             clock[0] = 100.0

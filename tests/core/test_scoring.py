@@ -1,4 +1,5 @@
 """Scoring, diagnosis and the summary: evaluation.md's five-case table at k = 1."""
+
 import pytest
 
 from ragtriage.core.diagnosis import REASONS, diagnose
@@ -31,7 +32,12 @@ def test_five_cases_at_k1():
     cases, results = five()
     recs = [make_record(c, r, 1, {}.get, NL) for c, r in zip(cases, results)]
     assert [r["reason"] for r in recs] == [
-        "supported-correct", "wrong-answer", "retrieval-miss", "appropriate-abstention", "unanswerable-answered"]
+        "supported-correct",
+        "wrong-answer",
+        "retrieval-miss",
+        "appropriate-abstention",
+        "unanswerable-answered",
+    ]
     s = summarize(recs, 1)
     assert tuple(s) == SUMMARY_KEYS
     assert s["accuracy"] == pytest.approx(0.4)
@@ -42,8 +48,13 @@ def test_five_cases_at_k1():
     assert s["mrr"] == pytest.approx(2 / 3)
     assert (round(s["faithfulness"], 3), round(s["recall"], 3), round(s["mrr"], 3)) == (0.333, 0.444, 0.667)
     assert (s["n"], s["answerable"], s["answered"], s["unlabelled"], s["errors"]) == (5, 3, 3, 0, 0)
-    assert s["reasons"] == {"appropriate-abstention": 1, "unanswerable-answered": 1, "retrieval-miss": 1,
-                            "wrong-answer": 1, "supported-correct": 1}
+    assert s["reasons"] == {
+        "appropriate-abstention": 1,
+        "unanswerable-answered": 1,
+        "retrieval-miss": 1,
+        "wrong-answer": 1,
+        "supported-correct": 1,
+    }
     assert s["tokens"] is None
 
 
@@ -66,7 +77,9 @@ def test_empty_denominators_are_null_and_zero_reasons_omitted():
     s = summarize([], 3)
     assert all(s[m] is None for m in ("hit", "recall", "mrr", "supported", "accuracy", "unknown_abstention"))
     assert s["reasons"] == {} and s["n"] == 0
-    only = summarize([make_record(Case(id="u", question="?", unanswerable=True), {"answer": None}, 3, {}.get, NL)], 3)
+    only = summarize(
+        [make_record(Case(id="u", question="?", unanswerable=True), {"answer": None}, 3, {}.get, NL)], 3
+    )
     assert only["hit"] is None and only["unknown_abstention"] == 1.0 and only["faithfulness"] is None
     assert only["supported"] == 1.0  # an abstention is supported
 
@@ -77,8 +90,13 @@ def test_builtin_grounding_used_without_external_verdict_and_tokens_summed():
     es = Settings(language="es")
     good = score_case(c, {"ranking": ["devolver-2"], "answer": "En 5 días [devolver-2]"}, 3, texts, es)
     assert good["reason"] == "supported-correct" and good["why"] == ""
-    bad = make_record(c, {"ranking": ["devolver-2"], "answer": "En 5 días, 30 en total [devolver-2]", "tokens": 40},
-                      3, texts, es)
+    bad = make_record(
+        c,
+        {"ranking": ["devolver-2"], "answer": "En 5 días, 30 en total [devolver-2]", "tokens": 40},
+        3,
+        texts,
+        es,
+    )
     assert bad["reason"] == "unsupported-answer" and bad["why"] == "number 30 missing from source"
     abst = score_case(c, {"ranking": ["devolver-2"], "answer": "No lo sé"}, 3, texts, es)
     assert abst["reason"] == "unnecessary-abstention" and abst["supported"] is True
@@ -99,7 +117,15 @@ def test_rescore_after_relabel_uses_stored_ranking_and_keeps_external_verdict():
 
 
 def test_diagnosis_order():
-    kw = dict(error=False, unanswerable=False, unlabelled=False, hit=True, abstained=False, correct=True, supported=True)
+    kw = dict(
+        error=False,
+        unanswerable=False,
+        unlabelled=False,
+        hit=True,
+        abstained=False,
+        correct=True,
+        supported=True,
+    )
     assert diagnose(**kw) == "supported-correct"
     assert diagnose(**{**kw, "supported": False}) == "unsupported-answer"
     assert diagnose(**{**kw, "correct": False, "supported": False}) == "wrong-answer"

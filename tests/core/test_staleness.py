@@ -1,4 +1,5 @@
 """Stale labels after re-chunking (staleness.md): every status, on plain data and on files."""
+
 from __future__ import annotations
 
 import threading
@@ -13,17 +14,23 @@ from ragtriage.core.errors import CorpusError
 from ragtriage.core.text import fingerprint, normalize_text
 
 FOX = "The quick brown fox jumps over the lazy dog near the river bank today."
-RULE = ("Returns are accepted within thirty days of delivery when the item is unused, "
-        "in its original packaging, and accompanied by the receipt.")
-LONG = ("Uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince "
-        "dieciséis diecisiete dieciocho diecinueve veinte veintiuno veintidós veintitrés.")
+RULE = (
+    "Returns are accepted within thirty days of delivery when the item is unused, "
+    "in its original packaging, and accompanied by the receipt."
+)
+LONG = (
+    "Uno dos tres cuatro cinco seis siete ocho nueve diez once doce trece catorce quince "
+    "dieciséis diecisiete dieciocho diecinueve veinte veintiuno veintidós veintitrés."
+)
 
 
 def judge(labels, chunks, expected=None, questions=None):
     """One case per label id (or per ``expected`` list) -> {label id: entry}."""
     if expected is None:
         expected = [[x] for x in labels]
-    cases = [(f"q{i}", (questions or {}).get(i, f"question {i}"), tuple(ids)) for i, ids in enumerate(expected)]
+    cases = [
+        (f"q{i}", (questions or {}).get(i, f"question {i}"), tuple(ids)) for i, ids in enumerate(expected)
+    ]
     report = staleness.check_labels(cases, labels, [Chunk(*c) if isinstance(c, tuple) else c for c in chunks])
     return {e.label: e for e in report.labels}, report
 
@@ -44,8 +51,10 @@ def test_unicode_nfc_nfd_and_unicode_ids():
     text = "La garantía cubre la rückgabe en 30 días si el producto está sin usar."
     nfd = unicodedata.normalize("NFD", text)
     assert nfd != text
-    got, _ = judge({"garantía-1": {"text": text}, "rückgabe-1": {"text": text.upper()}},
-                   [("garantía-1", nfd), ("rückgabe-2", text)])
+    got, _ = judge(
+        {"garantía-1": {"text": text}, "rückgabe-1": {"text": text.upper()}},
+        [("garantía-1", nfd), ("rückgabe-2", text)],
+    )
     assert got["garantía-1"].status == "ok"
     assert got["rückgabe-1"].status == "moved"
     assert got["rückgabe-1"].candidates[0][0] == "rückgabe-2"
@@ -83,7 +92,7 @@ def test_merged_into_a_larger_chunk():
     got, _ = judge({"a": {"text": FOX}}, [("m1", big), ("m2", "an unrelated chunk")])
     e = got["a"]
     assert (e.status, e.fix) == ("merged", "auto")
-    assert e.candidates[0][0] == "m1" and 0 < e.candidates[0][1] < 1   # overlap share, not identity
+    assert e.candidates[0][0] == "m1" and 0 < e.candidates[0][1] < 1  # overlap share, not identity
 
 
 def test_merged_in_place_keeps_the_id():
@@ -99,8 +108,10 @@ def test_two_holders_need_review():
 
 def test_split_over_two_consecutive_chunks():
     head, tail = RULE[:60], RULE[60:]
-    got, _ = judge({"r": {"text": RULE}}, [("p0", "Earlier paragraph. " + head), ("p1", tail + " Next paragraph."),
-                                           ("p2", "unrelated")])
+    got, _ = judge(
+        {"r": {"text": RULE}},
+        [("p0", "Earlier paragraph. " + head), ("p1", tail + " Next paragraph."), ("p2", "unrelated")],
+    )
     e = got["r"]
     assert (e.status, e.fix, e.expect) == ("split", "review", "all")
     assert [c for c, _ in e.candidates] == ["p0", "p1"]
@@ -108,7 +119,9 @@ def test_split_over_two_consecutive_chunks():
 
 def test_split_with_a_tiny_head_piece_and_reflowed_lines():
     """The first piece holds only two characters of the text: found as the neighbour."""
-    got, _ = judge({"r": {"text": RULE}}, [("p0", "Earlier text. Re"), ("p1", RULE[2:].replace(" ", "\n", 3))])
+    got, _ = judge(
+        {"r": {"text": RULE}}, [("p0", "Earlier text. Re"), ("p1", RULE[2:].replace(" ", "\n", 3))]
+    )
     e = got["r"]
     assert e.status == "split" and [c for c, _ in e.candidates] == ["p0", "p1"]
 
@@ -122,14 +135,18 @@ def test_split_over_three_chunks_with_a_short_middle():
 
 def test_pieces_that_are_not_consecutive_are_not_a_split():
     head, tail = RULE[:60], RULE[60:]
-    got, _ = judge({"r": {"text": RULE}}, [("p0", "x. " + head), ("gap", "something else entirely"),
-                                           ("p1", tail + " y.")])
+    got, _ = judge(
+        {"r": {"text": RULE}},
+        [("p0", "x. " + head), ("gap", "something else entirely"), ("p1", tail + " y.")],
+    )
     assert got["r"].status == "missing"
 
 
 def test_missing_proposes_the_edited_version():
     edited = RULE.replace("thirty", "fourteen").replace("receipt", "invoice")
-    got, _ = judge({"r": {"text": RULE}}, [("n1", "Shipping costs three euros to any office."), ("n2", edited)])
+    got, _ = judge(
+        {"r": {"text": RULE}}, [("n1", "Shipping costs three euros to any office."), ("n2", edited)]
+    )
     e = got["r"]
     assert (e.status, e.fix) == ("missing", "review")
     assert e.candidates and e.candidates[0][0] == "n2" and 0 < e.candidates[0][1] <= 1
@@ -138,8 +155,10 @@ def test_missing_proposes_the_edited_version():
 def test_missing_with_nothing_similar_looks_further(tmp_path):
     """No rare trigram left anywhere: a second pass ranks chunks by the text's rare words."""
     p = tmp_path / "c.jsonl"
-    rows = [{"id": "n1", "text": "Shipping costs three euros."},
-            {"id": "n2", "text": "Returns: unused items in original packaging, with receipt, thirty days."}]
+    rows = [
+        {"id": "n1", "text": "Shipping costs three euros."},
+        {"id": "n2", "text": "Returns: unused items in original packaging, with receipt, thirty days."},
+    ]
     p.write_bytes(b"\n".join(orjson.dumps(r) for r in rows) + b"\n")
     report = staleness.check_labels([("q", "returns?", ("r",))], {"r": {"text": RULE}}, p)
     e = report.labels[0]
@@ -155,8 +174,12 @@ def test_unrecorded_label_is_recorded_automatically():
 
 
 def test_unknown_label_gets_candidates_from_the_question():
-    got, _ = judge({"gone": None}, [("c1", FOX), ("c2", RULE)], expected=[["gone"]],
-                   questions={0: "How many days do I have for returns with the receipt?"})
+    got, _ = judge(
+        {"gone": None},
+        [("c1", FOX), ("c2", RULE)],
+        expected=[["gone"]],
+        questions={0: "How many days do I have for returns with the receipt?"},
+    )
     e = got["gone"]
     assert (e.status, e.fix) == ("unknown", "review")
     assert e.candidates[0][0] == "c2"
@@ -170,7 +193,7 @@ def test_old_test_set_with_only_fingerprints():
     got, _ = judge({"b": {"sha": sha}}, [("b", RULE), ("z", FOX)])
     assert (got["b"].status, got["b"].fix, got["b"].candidates) == ("changed", "auto", [("z", 1.0)])
     got, _ = judge({"c": {"sha": sha}}, [("y", FOX), ("z", FOX)])
-    assert (got["c"].status, got["c"].fix) == ("moved", "review")   # two chunks hold it: a person picks
+    assert (got["c"].status, got["c"].fix) == ("moved", "review")  # two chunks hold it: a person picks
     got, _ = judge({"d": {"sha": sha}}, [("d", RULE)], questions={0: "returns receipt"})
     assert (got["d"].status, got["d"].fix) == ("changed", "review")
 
@@ -178,9 +201,11 @@ def test_old_test_set_with_only_fingerprints():
 def test_spans_remap_when_the_text_was_normalised_differently():
     """Same document, new chunker strips markup: text no longer matches, spans still do."""
     lab = {"text": "**Bold** claim about " + FOX, "doc": "d.md", "start": 100, "end": 190}
-    chunks = [Chunk("n1", "Bold claim about the quick brown fox", "d.md", 90, 150),
-              Chunk("n2", "jumps over the lazy dog near the river bank today.", "d.md", 150, 200),
-              Chunk("n3", "other document", "e.md", 100, 190)]
+    chunks = [
+        Chunk("n1", "Bold claim about the quick brown fox", "d.md", 90, 150),
+        Chunk("n2", "jumps over the lazy dog near the river bank today.", "d.md", 150, 200),
+        Chunk("n3", "other document", "e.md", 100, 190),
+    ]
     got, _ = judge({"a": lab}, chunks)
     assert got["a"].status == "split" and [c for c, _ in got["a"].candidates] == ["n1", "n2"]
     got, _ = judge({"a": lab}, [Chunk("n9", "Bold claim about ... (whole section)", "d.md", 0, 400)])
@@ -194,8 +219,10 @@ def test_spans_remap_when_the_text_was_normalised_differently():
 def test_text_evidence_beats_shifted_spans():
     """The paragraph moved inside an edited document: its text decides, not its old offsets."""
     lab = {"text": FOX, "doc": "d.md", "start": 0, "end": len(FOX)}
-    got, _ = judge({"a": lab}, [Chunk("a", "New intro paragraph here", "d.md", 0, 24),
-                                Chunk("b", FOX, "d.md", 26, 26 + len(FOX))])
+    got, _ = judge(
+        {"a": lab},
+        [Chunk("a", "New intro paragraph here", "d.md", 0, 24), Chunk("b", FOX, "d.md", 26, 26 + len(FOX))],
+    )
     assert (got["a"].status, got["a"].fix, got["a"].candidates) == ("changed", "auto", [("b", 1.0)])
 
 
@@ -223,15 +250,30 @@ def test_json_shape_is_exactly_the_spec():
         assert e["status"] in staleness.STATUSES and e["fix"] in ("auto", "review", None)
         for c in e["candidates"]:
             assert set(c) == {"id", "score"} and 0 <= c["score"] <= 1
-    assert data["labels"][1] == {"case": "q1", "label": "b", "status": "merged",
-                                 "candidates": [{"id": "z", "score": data["labels"][1]["candidates"][0]["score"]}],
-                                 "fix": "auto"}
+    assert data["labels"][1] == {
+        "case": "q1",
+        "label": "b",
+        "status": "merged",
+        "candidates": [{"id": "z", "score": data["labels"][1]["candidates"][0]["score"]}],
+        "fix": "auto",
+    }
 
 
-@pytest.mark.parametrize("text", [
-    "a\u00a0b", "a\u2028b\u2029c", "x\x1cy\x1dz\x1e\x1f", "tab\tnew\nline\r\n", "\u3000wide\u3000space ",
-    "Stra\u00dfe \u0130stanbul \u212b", "e\u0301 combining", "\u0085next", "  ", "",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a\u00a0b",
+        "a\u2028b\u2029c",
+        "x\x1cy\x1dz\x1e\x1f",
+        "tab\tnew\nline\r\n",
+        "\u3000wide\u3000space ",
+        "Stra\u00dfe \u0130stanbul \u212b",
+        "e\u0301 combining",
+        "\u0085next",
+        "  ",
+        "",
+    ],
+)
 def test_word_split_is_normalize_text(text):
     assert " ".join(staleness._split_norm(text)) == normalize_text(text)
 
@@ -242,11 +284,17 @@ def _write(path, rows):
 
 
 def test_streams_a_file_and_reports_progress(tmp_path):
-    p = _write(tmp_path / "c.jsonl", [{"id": f"c{i}", "text": f"chunk number {i} " * 5} for i in range(200)]
-               + [{"id": "a9", "text": FOX}])
+    p = _write(
+        tmp_path / "c.jsonl",
+        [{"id": f"c{i}", "text": f"chunk number {i} " * 5} for i in range(200)] + [{"id": "a9", "text": FOX}],
+    )
     seen = []
-    report = staleness.check_labels([("q", "fox", ("a",))], {"a": {"text": FOX}}, p,
-                                    progress=lambda phase, done, total: seen.append((phase, done, total)))
+    report = staleness.check_labels(
+        [("q", "fox", ("a",))],
+        {"a": {"text": FOX}},
+        p,
+        progress=lambda phase, done, total: seen.append((phase, done, total)),
+    )
     assert report.labels[0].status == "moved" and report.chunks == 201
     assert seen and seen[-1][1] == seen[-1][2] == p.stat().st_size
     assert report.corpus_hash == load_corpus(p).content_hash
@@ -285,8 +333,11 @@ def test_loaded_corpus_mapping_is_accepted(tmp_path):
 
     _write(tmp_path / "c.jsonl", [{"id": "b", "text": FOX}])
     ts = tmp_path / "t.yaml"
-    ts.write_text("version: 1\ncorpus: c.jsonl\ncases:\n  - id: q\n    question: fox\n    expected: [a]\n"
-                  f"labels:\n  a:\n    text: {FOX}\n", encoding="utf-8")
+    ts.write_text(
+        "version: 1\ncorpus: c.jsonl\ncases:\n  - id: q\n    question: fox\n    expected: [a]\n"
+        f"labels:\n  a:\n    text: {FOX}\n",
+        encoding="utf-8",
+    )
     doc = TestSetDocument.load(ts, use_cache=False)
     by_path = staleness.check(doc)
     by_map = staleness.check(doc, load_corpus(tmp_path / "c.jsonl"))
@@ -298,13 +349,17 @@ def test_loaded_corpus_mapping_is_accepted(tmp_path):
 def test_similarity_pass_block_search_and_line_split_agree(tmp_path, monkeypatch, few):
     """Both ways of the second pass find the same chunks (whole words only, escapes, Unicode)."""
     monkeypatch.setattr(staleness, "FEW_TERMS", 1000 if few else 0)
-    rows = [{"id": "n0", "text": "Nothing relevant here at all."},
-            {"id": "n1", "text": "Das Rückgaberecht gilt\n30 Tage mit Kassenbon."},
-            {"id": "n2", "text": "kassenbons and rückgaberechte are longer words"},
-            {"id": "n3", "text": "Rückgaberecht"}]
+    rows = [
+        {"id": "n0", "text": "Nothing relevant here at all."},
+        {"id": "n1", "text": "Das Rückgaberecht gilt\n30 Tage mit Kassenbon."},
+        {"id": "n2", "text": "kassenbons and rückgaberechte are longer words"},
+        {"id": "n3", "text": "Rückgaberecht"},
+    ]
     p = tmp_path / "c.jsonl"
-    p.write_bytes(b"\n".join(orjson.dumps(r) for r in rows))   # no final newline
-    report = staleness.check_labels([("q", "Wie lange gilt das Rückgaberecht mit Kassenbon?", ("gone",))], {}, p)
+    p.write_bytes(b"\n".join(orjson.dumps(r) for r in rows))  # no final newline
+    report = staleness.check_labels(
+        [("q", "Wie lange gilt das Rückgaberecht mit Kassenbon?", ("gone",))], {}, p
+    )
     e = report.labels[0]
     assert e.status == "unknown"
     assert [c for c, _ in e.candidates] == ["n1", "n3"]
@@ -314,18 +369,24 @@ def test_similarity_pass_block_search_and_line_split_agree(tmp_path, monkeypatch
 def test_a_repeated_paragraph_is_resolved_by_document_and_span():
     text = "If the data being deserialized is not a valid JSON document, a JSONDecodeError will be raised."
     lab = {"text": text, "doc": "json.txt", "start": 9293, "end": 9387}
-    chunks = [Chunk("w1", "Before. " + text, "json.txt", 7000, 7400), Chunk("w2", text + " After.", "json.txt", 9200, 9500),
-              Chunk("w3", text + " elsewhere", "other.txt", 9200, 9500)]
+    chunks = [
+        Chunk("w1", "Before. " + text, "json.txt", 7000, 7400),
+        Chunk("w2", text + " After.", "json.txt", 9200, 9500),
+        Chunk("w3", text + " elsewhere", "other.txt", 9200, 9500),
+    ]
     got, _ = judge({"j": lab}, chunks)
     assert (got["j"].status, got["j"].fix, [c for c, _ in got["j"].candidates]) == ("merged", "auto", ["w2"])
-    got, _ = judge({"j": {"text": text}}, chunks)     # no span remembered: a person chooses
+    got, _ = judge({"j": {"text": text}}, chunks)  # no span remembered: a person chooses
     assert got["j"].fix == "review" and len(got["j"].candidates) == 3
 
 
 def test_a_fix_never_overwrites_a_label_still_needed_under_its_old_meaning():
     """a moved to the id b, but b is itself a stale label another case still expects."""
-    got, report = judge({"a": {"text": FOX}, "b": {"text": RULE}}, [("b", FOX), ("n", "nothing like it")],
-                        expected=[["a"], ["b"]])
+    got, report = judge(
+        {"a": {"text": FOX}, "b": {"text": RULE}},
+        [("b", FOX), ("n", "nothing like it")],
+        expected=[["a"], ["b"]],
+    )
     assert got["a"].status == "moved" and got["b"].status == "changed"
     new_expected, record = report.fix_plan()
     assert new_expected == {} and record == {}
@@ -335,18 +396,30 @@ def test_a_fix_never_overwrites_a_label_still_needed_under_its_old_meaning():
 def test_missing_without_a_shared_passage_proposes_chunks_of_its_document():
     lab = {"text": RULE, "doc": "shop.md"}
     rewritten = "Items can be sent back for a refund during a month if unused and with the receipt."
-    got, _ = judge({"r": lab}, [Chunk("n1", "Shipping costs three euros.", "shop.md"),
-                                Chunk("n2", rewritten, "shop.md"), Chunk("n3", rewritten, "other.md")])
+    got, _ = judge(
+        {"r": lab},
+        [
+            Chunk("n1", "Shipping costs three euros.", "shop.md"),
+            Chunk("n2", rewritten, "shop.md"),
+            Chunk("n3", rewritten, "other.md"),
+        ],
+    )
     e = got["r"]
-    assert e.status == "missing" and [c for c, _ in e.candidates] == ["n2"]   # not the other document's
+    assert e.status == "missing" and [c for c, _ in e.candidates] == ["n2"]  # not the other document's
     assert all(0 < s < 1 for _, s in e.candidates)
 
 
 def test_same_document_candidates_from_a_file_read_again_only_where_the_document_is(tmp_path):
     rewritten = "Items can be sent back for a refund during a month if unused and with the receipt."
-    rows = [{"id": f"f{i}", "text": f"filler text number {i} about shipping", "doc": "other.md"} for i in range(50)]
-    rows += [{"id": "n1", "text": "Shipping costs three euros to the office.", "doc": "shop.md"},
-             {"id": "n2", "text": rewritten, "doc": "shop.md"}, {"id": "n3", "text": rewritten, "doc": "other.md"}]
+    rows = [
+        {"id": f"f{i}", "text": f"filler text number {i} about shipping", "doc": "other.md"}
+        for i in range(50)
+    ]
+    rows += [
+        {"id": "n1", "text": "Shipping costs three euros to the office.", "doc": "shop.md"},
+        {"id": "n2", "text": rewritten, "doc": "shop.md"},
+        {"id": "n3", "text": rewritten, "doc": "other.md"},
+    ]
     p = _write(tmp_path / "c.jsonl", rows)
     report = staleness.check_labels([("q", "returns?", ("r",))], {"r": {"text": RULE, "doc": "shop.md"}}, p)
     e = report.labels[0]

@@ -1,4 +1,5 @@
 """The small HTTP client: content-length, chunked, connection close, stale keep-alive."""
+
 import asyncio
 
 from ragtriage.core.systems.wire import HttpPool
@@ -23,8 +24,10 @@ async def test_chunked_and_keepalive_reuse():
             while True:
                 head, body = await read_request(reader)
                 seen.append((head.split(b"\r\n")[0], body))
-                writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                             b"4\r\n{\"a\"\r\n3;x=1\r\n: 1\r\n1\r\n}\r\n0\r\n\r\n")
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    b"4\r\n{\"a\"\r\n3;x=1\r\n: 1\r\n1\r\n}\r\n0\r\n\r\n"
+                )
                 await writer.drain()
         except asyncio.IncompleteReadError:
             writer.close()

@@ -1,4 +1,5 @@
 """Fixtures for the app's Pilot tests: a private copy of a small Spanish shop test set."""
+
 from __future__ import annotations
 
 import shutil

@@ -1,4 +1,5 @@
 """The core never imports Textual; the commands other than edit do not either."""
+
 from __future__ import annotations
 
 import pkgutil
@@ -13,7 +14,10 @@ from ..conftest import ROOT
 def _imports_textual(code: str) -> bool:
     out = subprocess.run(
         [sys.executable, "-c", code + "\nimport sys\nprint('textual' in sys.modules)"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return out.stdout.strip().splitlines()[-1] == "True"
 

@@ -1,4 +1,5 @@
 """``ragtriage edit`` as a subprocess: bad input is a located message and exit 2, no traceback."""
+
 from __future__ import annotations
 
 

@@ -1,4 +1,5 @@
 """Pilot tests: each flow of the authoring app, pressing real keys on a real test set."""
+
 from __future__ import annotations
 
 from ragtriage.core.document import TestSetDocument
@@ -137,7 +138,11 @@ async def test_add_a_case_through_the_picker(shop):
         await settle(app, pilot)
     doc = TestSetDocument.load(shop, use_cache=False)
     case = doc.case("seguimiento")
-    assert (case.topic, case.question, case.expected) == ("envíos", "Cómo sé dónde está mi paquete?", ("entrega-3",))
+    assert (case.topic, case.question, case.expected) == (
+        "envíos",
+        "Cómo sé dónde está mi paquete?",
+        ("entrega-3",),
+    )
     assert doc.index_of("seguimiento") == 1  # right after the case the cursor was on
     assert doc.labels["entrega-3"].text.startswith("Cuando el paquete sale")  # label recorded on save
 
@@ -349,8 +354,22 @@ async def test_command_palette_lists_every_screen_action(shop):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         names = [c.title for c in app.get_system_commands(app.screen)]
-        for words in ("Filter", "Pick", "New", "Duplicate", "Delete", "Unanswerable", "Flagged", "Stale",
-                      "Sort", "Save", "Undo", "Redo", "Quit", "Help"):
+        for words in (
+            "Filter",
+            "Pick",
+            "New",
+            "Duplicate",
+            "Delete",
+            "Unanswerable",
+            "Flagged",
+            "Stale",
+            "Sort",
+            "Save",
+            "Undo",
+            "Redo",
+            "Quit",
+            "Help",
+        ):
             assert words in names
 
 

@@ -1,4 +1,5 @@
 """Pilot tests for what a new user ran into (QA pass): each one failed before its fix."""
+
 from __future__ import annotations
 
 import shutil
@@ -118,7 +119,6 @@ async def test_cases_screen_shows_the_reason_of_a_relabel_from_an_earlier_triage
         assert app.screen is cases
         row = {r.id: r for r in cases.rows.rows}["plazo-entrega"]
         assert row.reason == "wrong-answer"
-
 
 
 @pytest.fixture

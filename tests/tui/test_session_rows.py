@@ -1,4 +1,5 @@
 """The app's plain logic: the edit log and recovery file, the table's rows, filter and sort."""
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """Snapshots of the main screens (pytest-textual-snapshot); update with --snapshot-update after a
 deliberate change, and look at the SVGs in tests/tui/__snapshots__ before committing them."""
+
 from __future__ import annotations
 
 from ragtriage.tui import make_app

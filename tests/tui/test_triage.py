@@ -1,5 +1,6 @@
 """Triage screen, driven with real keys on real files: a copy of the Spanish shop
 and a run of it made with the builtin system through the engine."""
+
 from __future__ import annotations
 
 import difflib
@@ -173,8 +174,12 @@ async def test_accept_a_retrieved_chunk_fixes_a_retrieval_miss(shop):
     assert any(line.startswith("    sha: ") for line in label)
     assert any("gastos de envío de la devolución" in line for line in label)
     # nothing else moved: the new lines sit where they belong
-    assert after.replace("    expected: [entrega-2, devolver-3]", "    expected: [entrega-2]").replace(
-        "\n".join(label) + "\n", "") == before
+    assert (
+        after.replace("    expected: [entrega-2, devolver-3]", "    expected: [entrega-2]").replace(
+            "\n".join(label) + "\n", ""
+        )
+        == before
+    )
 
 
 async def test_replace_the_expected_chunk(shop):
@@ -453,8 +458,19 @@ async def test_every_action_is_in_the_footer_and_the_palette(shop):
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         names = {c.title for c in app.get_system_commands(app.screen)}
-        for action in ("Accept chunk", "Replace expected", "Unanswerable", "Must contain", "Editor", "Note",
-                       "Reviewed", "Re-run case", "Run…", "Summary", "Next group"):
+        for action in (
+            "Accept chunk",
+            "Replace expected",
+            "Unanswerable",
+            "Must contain",
+            "Editor",
+            "Note",
+            "Reviewed",
+            "Re-run case",
+            "Run…",
+            "Summary",
+            "Next group",
+        ):
             assert action in names, action
         assert "Cancel run" not in names  # only while a run is going on
         await pilot.press("question_mark")

@@ -1,5 +1,6 @@
 """``ragtriage triage`` as a user types it: bad input is a located error, exit 2,
 no traceback, nothing opened."""
+
 from __future__ import annotations
 
 import shutil

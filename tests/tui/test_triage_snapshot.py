@@ -1,5 +1,6 @@
 """Snapshot of the Triage screen on the demo run (pytest-textual-snapshot); update with
 --snapshot-update after a deliberate change and look at the SVG before committing it."""
+
 from __future__ import annotations
 
 import shutil

@@ -1,8 +1,8 @@
 """The Triage screen's plain data: grouping, recompute after a relabel, sidecar,
 sweep from stored rankings, the run's test set. No terminal needed."""
+
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -14,8 +14,16 @@ from ragtriage.core.document import TestSetDocument
 from ragtriage.core.errors import InputError
 from ragtriage.core.evaluate import evaluate
 from ragtriage.core.scoring import rescore
-from ragtriage.tui.triage_state import (Sidecar, TriageState, read_meta, relabel_record, resolve_testset,
-                                        retrieval_sweep, sidecar_path, stream_run)
+from ragtriage.tui.triage_state import (
+    Sidecar,
+    TriageState,
+    read_meta,
+    relabel_record,
+    resolve_testset,
+    retrieval_sweep,
+    sidecar_path,
+    stream_run,
+)
 from ragtriage.tui.triage_view import answer_text, describe, expected_line
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,8 +73,18 @@ def test_relabel_keeps_an_external_verdict_and_an_error():
 
     settings = Settings(language="es")
     case = Case(id="c", question="q", expected=("a",))
-    rec = {"type": "case", "id": "c", "question": "q", "expected": ["b"], "ranking": ["a"], "answer": "sí [a]",
-           "external_supported": False, "supported": False, "why": "judged unsupported", "reason": "retrieval-miss"}
+    rec = {
+        "type": "case",
+        "id": "c",
+        "question": "q",
+        "expected": ["b"],
+        "ranking": ["a"],
+        "answer": "sí [a]",
+        "external_supported": False,
+        "supported": False,
+        "why": "judged unsupported",
+        "reason": "retrieval-miss",
+    }
     new = relabel_record(rec, case, 3, settings)
     assert new["hit"] and new["supported"] is False and new["external_supported"] is False
     assert new["reason"] == "unsupported-answer"  # found and correct (no must_contain), judged unsupported
@@ -81,7 +99,13 @@ def _records(reasons):
 
 
 def test_state_groups_in_triage_order_and_moves_a_case():
-    reasons = ["supported-correct", "retrieval-miss", "wrong-answer", "retrieval-miss", "appropriate-abstention"]
+    reasons = [
+        "supported-correct",
+        "retrieval-miss",
+        "wrong-answer",
+        "retrieval-miss",
+        "appropriate-abstention",
+    ]
     state = TriageState(_records(reasons))
     assert list(state.counts()) == [r for r in TRIAGE_ORDER if r in reasons]
     assert state.counts()["retrieval-miss"] == 2
@@ -161,17 +185,28 @@ def test_the_runs_test_set_is_found_or_named(shop_run, tmp_path):
 
 def test_case_view_words_and_marks():
     assert expected_line("devolver-1", ["a", "b", "c", "devolver-1"], 3) == (
-        "expected devolver-1 at rank 4, outside k = 3", False)
+        "expected devolver-1 at rank 4, outside k = 3",
+        False,
+    )
     assert expected_line("a", ["a"], 3) == ("expected a at rank 1, inside k = 3", True)
     t = answer_text("El dinero vuelve en 30 días. [devolver-2]", "number 30 missing from source")
-    marked = [t.plain[s.start:s.end] for s in t.spans if "reverse" in str(s.style)]
+    marked = [t.plain[s.start : s.end] for s in t.spans if "reverse" in str(s.style)]
     assert marked == ["30"]
     t = answer_text("Tarda dos días. [entrega-2]", "source outside prompt: entrega-2")
-    marked = [t.plain[s.start:s.end] for s in t.spans if "reverse" in str(s.style)]
+    marked = [t.plain[s.start : s.end] for s in t.spans if "reverse" in str(s.style)]
     assert marked == ["[entrega-2]"]
-    rec = {"id": "q", "question": "?", "reason": "unsupported-answer", "ranking": ["x"], "scores": [0.5],
-           "answer": "30 días [x]", "supported": False, "why": "number 30 missing from source", "correct": True,
-           "expected": ["x"]}
+    rec = {
+        "id": "q",
+        "question": "?",
+        "reason": "unsupported-answer",
+        "ranking": ["x"],
+        "scores": [0.5],
+        "answer": "30 días [x]",
+        "supported": False,
+        "why": "number 30 missing from source",
+        "correct": True,
+        "expected": ["x"],
+    }
     plain = describe(rec, 3).plain
     assert "✗ fail · unsupported-answer" in plain and "✗ unsupported: number 30 missing from source" in plain
     assert "look for 30 in the cited chunks" in plain and "★ expected" in plain
@@ -184,7 +219,10 @@ def test_retrieval_sweep_equals_the_metrics_at_every_k(shop_run):
     recs = [dict(r) for r in run.cases]
     recs[0] = dict(recs[0], expected=["entrega-1", "pago-1"], expect="all")  # an expect-all case too
     scored = [r for r in recs if r["reason"] not in ("error", "unlabelled") and r["expected"]]
-    pos = first_positions([r["ranking"] for r in scored], [r["expected"] for r in scored],
-                          [r.get("expect", "any") for r in scored])
+    pos = first_positions(
+        [r["ranking"] for r in scored],
+        [r["expected"] for r in scored],
+        [r.get("expect", "any") for r in scored],
+    )
     for k, hit in retrieval_sweep(recs, range(1, 6)):
         assert hit == pytest.approx(mean_or_none(at_k(pos, k)["hit"], pos.n_gold > 0))

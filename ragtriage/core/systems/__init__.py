@@ -14,6 +14,7 @@ concurrency, timeouts and retries; a system only raises :class:`CaseError`
 | ``http://…`` / ``https://…`` | :mod:`.http` — POST ``{"id","question","k"}`` |
 | ``openai:BASE_URL#MODEL`` | :mod:`.openai` — builtin retrieval + a chat endpoint |
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -84,9 +85,14 @@ class Context:
     def require_corpus(self, who: str):
         c = self.corpus
         if c is None:
-            raise InputError(Problem(str(getattr(self.doc, "path", "test set")), None,
-                                     f"{who} needs the test set's chunks: add `corpus: CHUNKS.jsonl` to it",
-                                     field="corpus"))
+            raise InputError(
+                Problem(
+                    str(getattr(self.doc, "path", "test set")),
+                    None,
+                    f"{who} needs the test set's chunks: add `corpus: CHUNKS.jsonl` to it",
+                    field="corpus",
+                )
+            )
         return c
 
     @cached_property
@@ -170,8 +176,10 @@ def coerce_result(obj) -> dict:
         del out["supported"]
     sc = out.get("scores")
     if sc is not None and len(sc) != len(out.get("ranking") or ()):
-        raise ValueError(f"scores: {len(sc)} scores for {len(out.get('ranking') or [])} ranked chunks "
-                         "(must be the same length)")
+        raise ValueError(
+            f"scores: {len(sc)} scores for {len(out.get('ranking') or [])} ranked chunks "
+            "(must be the same length)"
+        )
     return out
 
 
@@ -195,11 +203,11 @@ def make_system(spec: str, ctx: Context, **options):
     if spec.startswith("results:"):
         from .results import ResultsSystem
 
-        return ResultsSystem(spec[len("results:"):], ctx)
+        return ResultsSystem(spec[len("results:") :], ctx)
     if spec.startswith("python:"):
         from .python import PythonSystem
 
-        return PythonSystem(spec[len("python:"):], ctx, workers=options.get("concurrency") or 8)
+        return PythonSystem(spec[len("python:") :], ctx, workers=options.get("concurrency") or 8)
     if spec.startswith(("http://", "https://")):
         from .http import HttpSystem
 
@@ -207,9 +215,18 @@ def make_system(spec: str, ctx: Context, **options):
     if spec.startswith("openai:"):
         from .openai import OpenAISystem
 
-        return OpenAISystem(spec[len("openai:"):], ctx, retriever=options.get("retriever"),
-                            api_key_env=options.get("api_key_env") or "OPENAI_API_KEY",
-                            timeout=options.get("timeout") or 60.0)
-    raise InputError(Problem("--system", None,
-                             f"unknown system {spec!r} (one of: builtin, results:PATH, python:MODULE:ATTR, "
-                             "http://HOST/PATH, openai:BASE_URL#MODEL)"))
+        return OpenAISystem(
+            spec[len("openai:") :],
+            ctx,
+            retriever=options.get("retriever"),
+            api_key_env=options.get("api_key_env") or "OPENAI_API_KEY",
+            timeout=options.get("timeout") or 60.0,
+        )
+    raise InputError(
+        Problem(
+            "--system",
+            None,
+            f"unknown system {spec!r} (one of: builtin, results:PATH, python:MODULE:ATTR, "
+            "http://HOST/PATH, openai:BASE_URL#MODEL)",
+        )
+    )

@@ -7,6 +7,7 @@ so ``devolver`` meets ``devolución``), and cites its chunk as ``[id]``. When
 that sentence shares less than a quarter of the question's content words, nothing
 matches well and it declines with the test set's first decline phrase.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,13 @@ def _stems(text: str, stop) -> set[str]:
     return {t[:STEM] for t in tokenize(text, stop)}
 
 
-def extractive_answer(question: str, prompt: list[tuple[str, str]], language: str | None,
-                      decline: str, min_overlap: float = MIN_OVERLAP) -> str:
+def extractive_answer(
+    question: str,
+    prompt: list[tuple[str, str]],
+    language: str | None,
+    decline: str,
+    min_overlap: float = MIN_OVERLAP,
+) -> str:
     """Best-matching sentence of the prompt chunks with its ``[id]``, or the decline phrase."""
     stop = stopwords(language)
     q = _stems(question, stop)

@@ -1,4 +1,5 @@
 """``http://HOST/PATH`` — POST ``{"id", "question", "k"}``, answer a §3 object."""
+
 from __future__ import annotations
 
 import asyncio

@@ -6,6 +6,7 @@ decline with the test set's phrase. The API key comes from the environment
 variable named by ``--api-key-env``; it is sent as a bearer token and never
 printed, logged or written to the run file (the spec recorded is the URL#MODEL).
 """
+
 from __future__ import annotations
 
 import os
@@ -34,13 +35,25 @@ def build_messages(question: str, prompt: list[tuple[str, str]], decline: str) -
 
 
 class OpenAISystem:
-    def __init__(self, target: str, ctx: Context, *, retriever: str | None = None,
-                 api_key_env: str = "OPENAI_API_KEY", timeout: float = 60.0):
+    def __init__(
+        self,
+        target: str,
+        ctx: Context,
+        *,
+        retriever: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 60.0,
+    ):
         base, sep, model = target.partition("#")
         if not sep or not base.startswith(("http://", "https://")) or not model:
-            raise InputError(Problem("--system", None,
-                                     f"openai:{target}: expected openai:BASE_URL#MODEL, "
-                                     "e.g. openai:http://127.0.0.1:8080/v1#llama3"))
+            raise InputError(
+                Problem(
+                    "--system",
+                    None,
+                    f"openai:{target}: expected openai:BASE_URL#MODEL, "
+                    "e.g. openai:http://127.0.0.1:8080/v1#llama3",
+                )
+            )
         self.base = base.rstrip("/")
         self.model = model
         self.spec = f"openai:{self.base}#{model}"
@@ -82,14 +95,21 @@ class OpenAISystem:
         try:
             answer = obj["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
-            raise CaseError(f"{self.url} answered JSON without choices[0].message.content", retry=True) from None
+            raise CaseError(
+                f"{self.url} answered JSON without choices[0].message.content", retry=True
+            ) from None
         if answer is not None and not isinstance(answer, str):
             raise CaseError(f"{self.url}: message content is {type(answer).__name__}, expected text")
         usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
         tokens = usage.get("prompt_tokens")
         if not isinstance(tokens, int) or isinstance(tokens, bool):
             tokens = approx_tokens(case.question, (t for _, t in prompt))
-        out = {"ranking": ranking, "answer": answer, "prompt_ids": [cid for cid, _ in prompt], "tokens": tokens}
+        out = {
+            "ranking": ranking,
+            "answer": answer,
+            "prompt_ids": [cid for cid, _ in prompt],
+            "tokens": tokens,
+        }
         if retrieved.get("scores") is not None:
             out["scores"] = retrieved["scores"]
         return out

@@ -4,6 +4,7 @@ It returns a §3 result (dict, dataclass or object with those attributes), sync 
 async. A sync callable runs in a worker thread so that ``--concurrency`` applies.
 The current directory is importable, as with ``python -m``.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -22,27 +23,33 @@ class PythonSystem:
         self.warnings: list = []
         mod_name, sep, attr = target.rpartition(":")
         if not sep or not mod_name or not attr:
-            raise InputError(Problem("--system", None,
-                                     f"{self.spec}: expected python:MODULE:ATTR, e.g. python:my_rag:answer"))
+            raise InputError(
+                Problem(
+                    "--system", None, f"{self.spec}: expected python:MODULE:ATTR, e.g. python:my_rag:answer"
+                )
+            )
         cwd = os.getcwd()
         if cwd not in sys.path:
             sys.path.insert(0, cwd)
         try:
             obj = importlib.import_module(mod_name)
         except Exception as e:  # the user's import failed: say so, no traceback
-            raise InputError(Problem("--system", None,
-                                     f"{self.spec}: cannot import {mod_name!r}: {type(e).__name__}: {e}")) from None
+            raise InputError(
+                Problem("--system", None, f"{self.spec}: cannot import {mod_name!r}: {type(e).__name__}: {e}")
+            ) from None
         for part in attr.split("."):
             try:
                 obj = getattr(obj, part)
             except AttributeError:
-                raise InputError(Problem("--system", None,
-                                         f"{self.spec}: {mod_name!r} has no attribute {attr!r}")) from None
+                raise InputError(
+                    Problem("--system", None, f"{self.spec}: {mod_name!r} has no attribute {attr!r}")
+                ) from None
         if not callable(obj):
             raise InputError(Problem("--system", None, f"{self.spec}: {attr!r} is not callable"))
         self.func = obj
         self.is_async = inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(
-            getattr(obj, "__call__", None))
+            type(obj).__call__ if callable(obj) else None
+        )
         self.workers = max(1, workers)
         self._pool = None
 

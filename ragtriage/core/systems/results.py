@@ -5,6 +5,7 @@ The file is read once, up front. A line that is not a JSON object, has no string
 2, nothing written). Ids that are not in the test set are reported as warnings;
 a case with no line becomes that case's ``error``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -49,8 +50,15 @@ def read_results(path, known_ids=None) -> tuple[dict[str, dict], list[Problem]]:
                 if not isinstance(cid, str) or not cid:
                     problems.append(Problem(name, lineno, "is required (the case id, a string)", field="id"))
                 elif cid in first_line:
-                    problems.append(Problem(name, lineno, f"duplicate id (first at line {first_line[cid]})",
-                                            case=cid, field="id"))
+                    problems.append(
+                        Problem(
+                            name,
+                            lineno,
+                            f"duplicate id (first at line {first_line[cid]})",
+                            case=cid,
+                            field="id",
+                        )
+                    )
                 else:
                     try:
                         res = coerce_result(obj)
@@ -60,8 +68,15 @@ def read_results(path, known_ids=None) -> tuple[dict[str, dict], list[Problem]]:
                     else:
                         first_line[cid] = lineno
                         if known_ids is not None and cid not in known_ids:
-                            warnings.append(Problem(name, lineno, "not in the test set; line ignored",
-                                                    case=cid, severity="warning"))
+                            warnings.append(
+                                Problem(
+                                    name,
+                                    lineno,
+                                    "not in the test set; line ignored",
+                                    case=cid,
+                                    severity="warning",
+                                )
+                            )
                         else:
                             out[cid] = res
         if len(problems) >= MAX_PROBLEMS:

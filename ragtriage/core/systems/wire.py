@@ -6,6 +6,7 @@ two cores; plain keep-alive connections over asyncio streams cost ~0.1 ms.
 Only what a JSON POST needs: Content-Length or chunked bodies, keep-alive
 (one connection per call in flight, reused), ``Connection: close``, https.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -46,8 +47,10 @@ class HttpPool:
         self.ssl = ssl.create_default_context() if u.scheme == "https" else None
         hosthdr = u.netloc.rsplit("@", 1)[-1]
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
-        self._head = f"Host: {hosthdr}\r\nUser-Agent: ragtriage\r\nAccept: application/json\r\n" \
-                     f"Content-Type: application/json\r\n{extra}"
+        self._head = (
+            f"Host: {hosthdr}\r\nUser-Agent: ragtriage\r\nAccept: application/json\r\n"
+            f"Content-Type: application/json\r\n{extra}"
+        )
         self._idle: list[_Conn] = []
 
     def _path(self, url: str) -> str:
@@ -60,7 +63,8 @@ class HttpPool:
 
     async def post(self, url: str, body: bytes) -> tuple[int, bytes]:
         req = (f"POST {self._path(url)} HTTP/1.1\r\n{self._head}Content-Length: {len(body)}\r\n\r\n").encode(
-            "latin-1") + body
+            "latin-1"
+        ) + body
         while True:
             reused = bool(self._idle)
             conn = self._idle.pop() if reused else await self._open()

@@ -1,4 +1,5 @@
 """Cases: every case in a virtual table, a detail pane, filter, sort, actions."""
+
 from __future__ import annotations
 
 import time
@@ -14,7 +15,6 @@ from ..rows import COLUMNS, CaseRows, make_row
 from ..widgets.case_detail import CaseDetail, describe_case
 from ..widgets.case_table import CaseTable
 from .dialogs import confirm
-
 
 DETAIL_DELAY = 0.05  # seconds between keys below which the detail pane waits
 
@@ -33,32 +33,91 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         # Help and quit first, so that a narrow footer (80 columns) still shows them.
         Binding("question_mark", "app.help", "Help", key_display="?", id="cases.help"),
         Binding("q", "app.request_quit", "Quit", id="cases.quit"),
-        Binding("slash", "filter", "Filter", key_display="/", id="cases.filter",
-                tooltip='filter as you type: words in id, topic, question, chunk ids, flags, reason, tags'),
-        Binding("e", "edit", "Edit", show=False, id="cases.edit",
-                tooltip='open the case editor (also enter)'),
-        Binding("p", "pick", "Pick", id="cases.pick",
-                tooltip='chunk picker: search the corpus and toggle expected chunks'),
-        Binding("a", "add", "New", id="cases.new",
-                tooltip='new case'),
-        Binding("d", "duplicate", "Duplicate", show=False, id="cases.duplicate",
-                tooltip='copy this case right below it'),
-        Binding("x,delete", "delete", "Delete", id="cases.delete",
-                tooltip='delete this case (asks first; ctrl+z undoes)'),
-        Binding("u", "toggle_unanswerable", "Unanswerable", id="cases.unanswerable",
-                tooltip='mark unanswerable (drops its expected chunks) or answerable again'),
-        Binding("f", "next_flagged", "Flagged", id="cases.next_flagged",
-                tooltip='jump to the next draft, unanswerable, stale or failed case'),
-        Binding("r", "review_stale", "Stale", id="cases.stale",
-                tooltip='review stale labels: accept a candidate, pick, or mark unanswerable'),
-        Binding("s", "sort", "Sort", id="cases.sort",
-                tooltip='sort by the next column (id, topic, question, ...; then file order)'),
-        Binding("S", "reverse_sort", "Reverse sort", show=False, id="cases.reverse_sort",
-                tooltip='reverse the sort order'),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="cases.clear_filter",
-                tooltip='clear the filter'),
-        Binding("t", "triage", "Triage", id="cases.triage",
-                tooltip='failures of the loaded run, grouped by reason'),
+        Binding(
+            "slash",
+            "filter",
+            "Filter",
+            key_display="/",
+            id="cases.filter",
+            tooltip='filter as you type: words in id, topic, question, chunk ids, flags, reason, tags',
+        ),
+        Binding(
+            "e", "edit", "Edit", show=False, id="cases.edit", tooltip='open the case editor (also enter)'
+        ),
+        Binding(
+            "p",
+            "pick",
+            "Pick",
+            id="cases.pick",
+            tooltip='chunk picker: search the corpus and toggle expected chunks',
+        ),
+        Binding("a", "add", "New", id="cases.new", tooltip='new case'),
+        Binding(
+            "d",
+            "duplicate",
+            "Duplicate",
+            show=False,
+            id="cases.duplicate",
+            tooltip='copy this case right below it',
+        ),
+        Binding(
+            "x,delete",
+            "delete",
+            "Delete",
+            id="cases.delete",
+            tooltip='delete this case (asks first; ctrl+z undoes)',
+        ),
+        Binding(
+            "u",
+            "toggle_unanswerable",
+            "Unanswerable",
+            id="cases.unanswerable",
+            tooltip='mark unanswerable (drops its expected chunks) or answerable again',
+        ),
+        Binding(
+            "f",
+            "next_flagged",
+            "Flagged",
+            id="cases.next_flagged",
+            tooltip='jump to the next draft, unanswerable, stale or failed case',
+        ),
+        Binding(
+            "r",
+            "review_stale",
+            "Stale",
+            id="cases.stale",
+            tooltip='review stale labels: accept a candidate, pick, or mark unanswerable',
+        ),
+        Binding(
+            "s",
+            "sort",
+            "Sort",
+            id="cases.sort",
+            tooltip='sort by the next column (id, topic, question, ...; then file order)',
+        ),
+        Binding(
+            "S",
+            "reverse_sort",
+            "Reverse sort",
+            show=False,
+            id="cases.reverse_sort",
+            tooltip='reverse the sort order',
+        ),
+        Binding(
+            "escape",
+            "clear_filter",
+            "Clear filter",
+            show=False,
+            id="cases.clear_filter",
+            tooltip='clear the filter',
+        ),
+        Binding(
+            "t",
+            "triage",
+            "Triage",
+            id="cases.triage",
+            tooltip='failures of the loaded run, grouped by reason',
+        ),
     ]
 
     def __init__(self) -> None:
@@ -106,7 +165,8 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
                 self.rows.replace([make_row(c) for c in app.preview])
                 self.table.set_rows(self.rows)
                 self.query_one("#status", Static).update(
-                    f"{app.testset_path.name} · loading… (showing the first {len(app.preview)} cases)")
+                    f"{app.testset_path.name} · loading… (showing the first {len(app.preview)} cases)"
+                )
                 self._show_detail(self.table.current_id)
             return
         table = self.table
@@ -146,7 +206,9 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         if self.rows.query:
             parts.append(f"{len(self.rows)} match “{self.rows.query}”")
         if self.rows.sort_column:
-            parts.append(f"sorted by {self.rows.sort_column}{' (reversed)' if self.rows.sort_reverse else ''}")
+            parts.append(
+                f"sorted by {self.rows.sort_column}{' (reversed)' if self.rows.sort_reverse else ''}"
+            )
         if app.stale_report:
             parts.append(f"⚠ {len(app.stale_report)} stale label{'s' * (len(app.stale_report) != 1)}")
         if app.corpus is None and app.corpus_path is not None and not app.corpus_error:
@@ -164,14 +226,26 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
             detail.show("no case matches" if self.rows.query else "")
             return
         try:
-            case = app.session.doc.case(case_id) if app.session else next(c for c in app.preview if c.id == case_id)
+            case = (
+                app.session.doc.case(case_id)
+                if app.session
+                else next(c for c in app.preview if c.id == case_id)
+            )
         except (KeyError, StopIteration):
             return
         stale = [e for e in app.stale_report or () if e.case == case_id]
         note = "loading corpus…" if app.corpus is None and app.corpus_path is not None else "no corpus"
         labels = app.session.doc.labels if app.session else {}
-        detail.show(describe_case(case, corpus=app.corpus, labels=labels, stale=stale,
-                                  reason=app.reasons.get(case_id), corpus_note=note))
+        detail.show(
+            describe_case(
+                case,
+                corpus=app.corpus,
+                labels=labels,
+                stale=stale,
+                reason=app.reasons.get(case_id),
+                corpus_note=note,
+            )
+        )
 
     @on(CaseTable.Highlighted)
     def _highlighted(self, event: CaseTable.Highlighted) -> None:
@@ -244,7 +318,11 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
     def action_sort(self) -> None:
         cols = list(self.table.columns)
         cur = self.rows.sort_column
-        nxt = cols[0] if cur is None else (cols[cols.index(cur) + 1] if cols.index(cur) + 1 < len(cols) else None)
+        nxt = (
+            cols[0]
+            if cur is None
+            else (cols[cols.index(cur) + 1] if cols.index(cur) + 1 < len(cols) else None)
+        )
         self._sort(nxt, False)
 
     def action_reverse_sort(self) -> None:
@@ -255,8 +333,10 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         self.rows.set_sort(column, reverse)
         self.table.refresh_rows(keep)
         self._update_status()
-        self.notify(f"sorted by {column}" + (" (reversed)" if reverse else "") if column else "file order",
-                    timeout=1.5)
+        self.notify(
+            f"sorted by {column}" + (" (reversed)" if reverse else "") if column else "file order",
+            timeout=1.5,
+        )
 
     # -- navigation and edits --------------------------------------------------------------
     def _current(self) -> str | None:
@@ -271,7 +351,9 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
     def action_next_flagged(self) -> None:
         pos = self.rows.next_flagged(self.table.cursor)
         if pos is None:
-            self.notify("no flagged case: no draft, no stale label" + (", no failure" if self.app.reasons else ""))
+            self.notify(
+                "no flagged case: no draft, no stale label" + (", no failure" if self.app.reasons else "")
+            )
         else:
             self.table.cursor = pos
 

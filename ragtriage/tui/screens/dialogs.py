@@ -1,4 +1,5 @@
 """Small typed modal dialogs: confirm, choose, help."""
+
 from __future__ import annotations
 
 from rich.text import Text
@@ -98,7 +99,7 @@ class HelpScreen(ModalScreen[None]):
         seen: dict[str, list[str]] = {}
         order: list[str] = []
         tips: dict[str, str] = {}
-        for key, active in self.under.active_bindings.items():
+        for _key, active in self.under.active_bindings.items():
             b = active.binding
             if not b.description or b.system or b.id is None:
                 continue

@@ -4,6 +4,7 @@ What is typed is checked with the same rules as ``validate`` (``schema.Case``
 plus a unique id) and applied to the document when a field is left (tab,
 enter), on escape and on ctrl+s — one undo step per field edit.
 """
+
 from __future__ import annotations
 
 from pydantic import ValidationError
@@ -141,7 +142,9 @@ field is never written. escape goes back to the cases.
         session = self.app.session
         if session is not None and hasattr(session.doc, "validate_case"):
             case = self._case()
-            problems = session.doc.validate_case(case.id if case else None, **(self.changes() if case else fields))
+            problems = session.doc.validate_case(
+                case.id if case else None, **(self.changes() if case else fields)
+            )
             for p in problems:
                 name = p.field if p.field in FIELD_HELP else "question"
                 errors.setdefault(name, p.message)
@@ -153,8 +156,10 @@ field is never written. escape goes back to the cases.
             except ValidationError as e:
                 for err in e.errors():
                     loc = err.get("loc") or ()
-                    errors.setdefault(str(loc[0]) if loc else "unanswerable",
-                                      err.get("msg", "invalid").removeprefix("Value error, "))
+                    errors.setdefault(
+                        str(loc[0]) if loc else "unanswerable",
+                        err.get("msg", "invalid").removeprefix("Value error, "),
+                    )
         if "question" not in errors and not fields["question"].strip():
             errors["question"] = "must not be empty"
         if "id" not in errors and not fields["id"]:
@@ -166,7 +171,9 @@ field is never written. escape goes back to the cases.
             # `validate` warns about these; the form said nothing and the case only turned up ⚠ stale later
             unknown = [cid for cid in fields["expected"] if cid not in corpus]
             if unknown:
-                warnings["expected"] = f"not in the corpus: {', '.join(unknown)} (a typo? ctrl+o picks from it)"
+                warnings["expected"] = (
+                    f"not in the corpus: {', '.join(unknown)} (a typo? ctrl+o picks from it)"
+                )
         for name in FIELD_HELP:
             box = self.query_one(f"#e-{name}", Static)
             msg = errors.get(name, "")
@@ -182,8 +189,16 @@ field is never written. escape goes back to the cases.
         fields = self.form_fields()
         if case is None:
             return fields
-        defaults = {"topic": None, "expected": (), "expect": "any", "must_contain": (), "answer": None,
-                    "unanswerable": False, "tags": (), "notes": None}
+        defaults = {
+            "topic": None,
+            "expected": (),
+            "expect": "any",
+            "must_contain": (),
+            "answer": None,
+            "unanswerable": False,
+            "tags": (),
+            "notes": None,
+        }
         out = {}
         for name, value in fields.items():
             if getattr(case, name) != value:

@@ -3,6 +3,7 @@
 The lexical index is built once per app, in a worker, as soon as the corpus is
 read; each search runs in a worker too, so typing never waits on it.
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -85,7 +86,11 @@ chunk says now) are recorded when you save.
         t.append(f"{case.id}  ", style="bold")
         t.append(case.question + "\n")
         t.append("expected: ", style="dim")
-        t.append(", ".join(case.expected) if case.expected else ("∅ unanswerable" if case.unanswerable else "none yet"))
+        t.append(
+            ", ".join(case.expected)
+            if case.expected
+            else ("∅ unanswerable" if case.unanswerable else "none yet")
+        )
         t.append(f"   expect: {case.expect} ", style="dim")
         t.append("(a switches)", style="dim italic")
         self.query_one("#picker-case", Static).update(t)
@@ -100,12 +105,21 @@ chunk says now) are recorded when you save.
         self._show_case()
         status = self.query_one("#picker-status", Static)
         if app.corpus is None:
-            status.update(app.corpus_error or ("loading the corpus…" if app.corpus_path else
-                                               "no corpus: the test set names none and --corpus was not given"))
+            status.update(
+                app.corpus_error
+                or (
+                    "loading the corpus…"
+                    if app.corpus_path
+                    else "no corpus: the test set names none and --corpus was not given"
+                )
+            )
             return
         if app.index is None:
-            status.update(app.index_error and f"search unavailable: {app.index_error}"
-                          or f"building the search index over {len(app.corpus):,} chunks…")
+            status.update(
+                app.index_error
+                and f"search unavailable: {app.index_error}"
+                or f"building the search index over {len(app.corpus):,} chunks…"
+            )
             return
         query = self.query_one("#query", Input).value
         if self._searched != query:
@@ -152,7 +166,9 @@ chunk says now) are recorded when you save.
         for cid in case.expected if case else ():  # expected chunks the query did not find
             if cid not in shown:
                 options.append(Option(self._prompt(None, cid, None, True, corpus), id=cid))
-        self.shown = [(o.id, o.id in expected) for o in options]  # what the list shows: (chunk id, ● expected)
+        self.shown = [
+            (o.id, o.id in expected) for o in options
+        ]  # what the list shows: (chunk id, ● expected)
         lst = self.query_one("#results", ChunkList)
         keep = lst.highlighted
         lst.set_options(options)
@@ -160,7 +176,10 @@ chunk says now) are recorded when you save.
             lst.highlighted = min(keep or 0, len(options) - 1)
         n = len(self.results)
         self.query_one("#picker-status", Static).update(
-            f"{n} result{'s' * (n != 1)} · ● = expected · space toggles" if self._searched else "type to search")
+            f"{n} result{'s' * (n != 1)} · ● = expected · space toggles"
+            if self._searched
+            else "type to search"
+        )
 
     def _prompt(self, rank, cid, score, expected, corpus) -> Text:
         """Two or three lines: mark, rank, id, source, score; then the chunk's text, indented."""
@@ -177,7 +196,9 @@ chunk says now) are recorded when you save.
         if chunk is None:
             lines = ["not in the corpus"]
         else:
-            lines = textwrap.wrap(" ".join(chunk.text.split()), width, max_lines=PREVIEW_LINES, placeholder=" …")
+            lines = textwrap.wrap(
+                " ".join(chunk.text.split()), width, max_lines=PREVIEW_LINES, placeholder=" …"
+            )
         for line in lines:
             t.append("\n" + " " * INDENT + line)
         return t

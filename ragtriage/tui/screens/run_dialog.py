@@ -1,4 +1,5 @@
 """Start a run from the app: system, k and the run file, checked before it starts."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -51,7 +52,9 @@ class RunDialog(ModalScreen[RunRequest | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"Run the test set ({self.cases} case{'s' * (self.cases != 1)})", classes="dialog-title")
+            yield Static(
+                f"Run the test set ({self.cases} case{'s' * (self.cases != 1)})", classes="dialog-title"
+            )
             yield Label("system", classes="dialog-hint")
             yield Input(self.system, id="run-system", compact=True)
             yield Static(SYSTEM_HINT, classes="dialog-hint")
@@ -61,8 +64,9 @@ class RunDialog(ModalScreen[RunRequest | None]):
             yield Input(str(self.out), id="run-out", compact=True)
             yield Static("", id="run-error", classes="field-error")
             yield Button("start (enter)", id="run-start", compact=True)
-            yield Static("Results stream into the table; c cancels and keeps what finished.",
-                         classes="dialog-hint")
+            yield Static(
+                "Results stream into the table; c cancels and keeps what finished.", classes="dialog-hint"
+            )
 
     def on_mount(self) -> None:
         self.query_one("#run-system", Input).focus()

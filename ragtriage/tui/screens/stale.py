@@ -1,4 +1,5 @@
 """Stale labels: what a label said, what the corpus has now, one key to resolve."""
+
 from __future__ import annotations
 
 from rich.text import Text
@@ -41,8 +42,14 @@ unanswerable. Changes are saved with ctrl+s like every edit.
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="stale.back"),
-        Binding("enter", "accept_proposed", "Accept", priority=True, id="stale.accept",
-                tooltip="accept the proposal: the first candidate (a split: all of them, with expect: all)"),
+        Binding(
+            "enter",
+            "accept_proposed",
+            "Accept",
+            priority=True,
+            id="stale.accept",
+            tooltip="accept the proposal: the first candidate (a split: all of them, with expect: all)",
+        ),
         Binding("1", "accept(0)", "Accept candidate n", key_display="1-9", id="stale.accept1"),
         Binding("2", "accept(1)", "Accept candidate 2", show=False, id="stale.accept2"),
         Binding("3", "accept(2)", "Accept candidate 3", show=False, id="stale.accept3"),
@@ -91,8 +98,10 @@ unanswerable. Changes are saved with ctrl+s like every edit.
         )
         if entries:
             lst.highlighted = min(keep or 0, len(entries) - 1)
-            status.update(f"⚠ {len(entries)} stale label{'s' * (len(entries) != 1)} · "
-                          "enter accept · 1–9 one candidate · p pick · u unanswerable")
+            status.update(
+                f"⚠ {len(entries)} stale label{'s' * (len(entries) != 1)} · "
+                "enter accept · 1–9 one candidate · p pick · u unanswerable"
+            )
         else:
             status.update("✓ no stale label: every label matches the corpus")
         self._show()
@@ -162,15 +171,21 @@ unanswerable. Changes are saved with ctrl+s like every edit.
     def _resolved(self, e) -> None:
         """Drop the entry at once (the next full check runs after the edit)."""
         app = self.app
-        app.stale_report = [x for x in app.stale_report or () if not (x.case == e.case and x.label == e.label)]
+        app.stale_report = [
+            x for x in app.stale_report or () if not (x.case == e.case and x.label == e.label)
+        ]
 
     def action_accept(self, n: int) -> None:
         e = self._current()
         if e is None:
             return
         if n >= len(e.candidates):
-            self.notify("no such candidate: p opens the picker" if not e.candidates else
-                        f"only {len(e.candidates)} candidate{'s' * (len(e.candidates) != 1)}", severity="warning")
+            self.notify(
+                "no such candidate: p opens the picker"
+                if not e.candidates
+                else f"only {len(e.candidates)} candidate{'s' * (len(e.candidates) != 1)}",
+                severity="warning",
+            )
             return
         self._replace(e, [e.candidates[n][0]])
 

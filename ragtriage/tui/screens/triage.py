@@ -7,6 +7,7 @@ app's session (the test-set document), recomputes the case from the ranking and
 answer stored in the run (no system call), moves it to its new group and saves.
 Reviewed marks, notes and re-run cases are kept in ``RUN.triage.json``.
 """
+
 from __future__ import annotations
 
 import threading
@@ -24,8 +25,17 @@ from textual.widgets import Footer, ProgressBar, Static
 
 from ...core.diagnosis import PASSING
 from ...core.errors import InputError
-from ..triage_state import (Sidecar, TriageState, default_run_path, load_triage, ranking_depth,
-                            relabel_record, retrieval_sweep, stream_run, take_prefetched)
+from ..triage_state import (
+    Sidecar,
+    TriageState,
+    default_run_path,
+    load_triage,
+    ranking_depth,
+    relabel_record,
+    retrieval_sweep,
+    stream_run,
+    take_prefetched,
+)
 from ..triage_view import describe
 from ..widgets.triage_table import TriageTable
 
@@ -59,11 +69,15 @@ def summary_text(summary: dict, k: int, sweep: list[dict] | None) -> Text:
     t = Text()
     n = summary.get("n", 0)
     t.append("summary  ", style="bold")
-    t.append(f"{n} cases · hit@{k} {fmt(summary.get('hit'))} · recall {fmt(summary.get('recall'))} · "
-             f"mrr {fmt(summary.get('mrr'))} · precision {fmt(summary.get('precision'))}\n")
-    t.append(f"         supported {fmt(summary.get('supported'))} · faithfulness {fmt(summary.get('faithfulness'))}"
-             f" · correct {fmt(summary.get('accuracy'))} · coverage {fmt(summary.get('coverage'))}"
-             f" · unknown abstention {fmt(summary.get('unknown_abstention'))}")
+    t.append(
+        f"{n} cases · hit@{k} {fmt(summary.get('hit'))} · recall {fmt(summary.get('recall'))} · "
+        f"mrr {fmt(summary.get('mrr'))} · precision {fmt(summary.get('precision'))}\n"
+    )
+    t.append(
+        f"         supported {fmt(summary.get('supported'))} · faithfulness {fmt(summary.get('faithfulness'))}"
+        f" · correct {fmt(summary.get('accuracy'))} · coverage {fmt(summary.get('coverage'))}"
+        f" · unknown abstention {fmt(summary.get('unknown_abstention'))}"
+    )
     if summary.get("tokens") is not None:
         t.append(f" · {summary['tokens']} prompt tokens")
     t.append("\n")
@@ -236,15 +250,19 @@ to its new group and saves the test set (labels recorded).
             ids = None  # changed outside triage: recompute all
         self._synced = (id(session), session.generation, len(session.ops))
         if ids is None and len(self.state) > RESCORE_INLINE:
-            self.notify("the test set changed since this run: recomputing every case from the stored rankings…")
+            self.notify(
+                "the test set changed since this run: recomputing every case from the stored rankings…"
+            )
             self._rescore_all(self.state, doc)
             return
         changed = self._rescore(ids, doc)
         if not changed and self.meta.get("system") == "builtin":
             self.refresh_summary()  # the answer sweep needs the test set
         if ids is None and changed:
-            self.notify(f"the test set changed since this run: {changed} case{'s' * (changed != 1)} "
-                        "recomputed from the stored rankings")
+            self.notify(
+                f"the test set changed since this run: {changed} case{'s' * (changed != 1)} "
+                "recomputed from the stored rankings"
+            )
 
     @work(thread=True, exclusive=True, group="triage-rescore", exit_on_error=False)
     def _rescore_all(self, state: TriageState, doc) -> None:
@@ -286,7 +304,7 @@ to its new group and saves the test set (labels recorded).
             return
         ops = None
         if last is not None and last[0] == id(session) and len(session.ops) >= last[2]:
-            ops = session.ops[last[2]:]
+            ops = session.ops[last[2] :]
         if ops is not None and all(op["op"] == "update_case" for op in ops):
             ids = {op["args"][0] for op in ops if op.get("args")}
             ids |= {op["kwargs"].get("id") for op in ops if op.get("kwargs", {}).get("id")}
@@ -390,10 +408,17 @@ to its new group and saves the test set (labels recorded).
         doc = self.app.doc
         case = doc.case(cid) if doc is not None and cid in doc else None
         side = self.sidecar
-        detail.update(describe(rec, self.k, case=case, chunk_text=self._chunk_text(),
-                               reviewed=side.reviewed(cid) if side else None,
-                               note=side.note(cid) if side else "",
-                               notes_field=case.notes if case is not None else None))
+        detail.update(
+            describe(
+                rec,
+                self.k,
+                case=case,
+                chunk_text=self._chunk_text(),
+                reviewed=side.reviewed(cid) if side else None,
+                note=side.note(cid) if side else "",
+                notes_field=case.notes if case is not None else None,
+            )
+        )
 
     @on(TriageTable.Highlighted)
     def _highlighted(self, event: TriageTable.Highlighted) -> None:
@@ -562,8 +587,14 @@ to its new group and saves the test set (labels recorded).
         cid, rec, case = cur
         choices = self._choices(rec, set(case.expected))
         if not choices:
-            self.notify(("every retrieved chunk is already expected" if rec.get("ranking") else "nothing was retrieved")
-                        + PICK_HINT)
+            self.notify(
+                (
+                    "every retrieved chunk is already expected"
+                    if rec.get("ranking")
+                    else "nothing was retrieved"
+                )
+                + PICK_HINT
+            )
             return
         from .triage_dialogs import ChunkChoice
 
@@ -571,11 +602,18 @@ to its new group and saves the test set (labels recorded).
             if chunk is None:
                 return
             expected = list(case.expected) + [chunk]
-            self._relabel(cid, f"{cid}: {chunk} accepted as also correct", expected=expected,
-                          unanswerable=None)
+            self._relabel(
+                cid, f"{cid}: {chunk} accepted as also correct", expected=expected, unanswerable=None
+            )
 
-        self.app.push_screen(ChunkChoice(f"Accept a retrieved chunk as also correct — {cid}", choices,
-                                         "It is added to expected; its label is recorded on save."), chosen)
+        self.app.push_screen(
+            ChunkChoice(
+                f"Accept a retrieved chunk as also correct — {cid}",
+                choices,
+                "It is added to expected; its label is recorded on save.",
+            ),
+            chosen,
+        )
 
     def action_replace(self) -> None:
         cur = self._current()
@@ -593,10 +631,18 @@ to its new group and saves the test set (labels recorded).
         def chosen(chunk: str | None) -> None:
             if chunk is None:
                 return
-            self._relabel(cid, f"{cid}: expected {old} replaced by {chunk}", expected=[chunk], unanswerable=None)
+            self._relabel(
+                cid, f"{cid}: expected {old} replaced by {chunk}", expected=[chunk], unanswerable=None
+            )
 
-        self.app.push_screen(ChunkChoice(f"Replace the expected chunk ({old}) — {cid}", choices,
-                                         "The chosen chunk becomes the only expected one."), chosen)
+        self.app.push_screen(
+            ChunkChoice(
+                f"Replace the expected chunk ({old}) — {cid}",
+                choices,
+                "The chosen chunk becomes the only expected one.",
+            ),
+            chosen,
+        )
 
     def action_unanswerable(self) -> None:
         cur = self._current()
@@ -681,11 +727,16 @@ to its new group and saves the test set (labels recorded).
         try:
             run = evaluate(doc, system, k, ids=[cid], corpus=self.app.corpus)
         except InputError as e:
-            self.app.call_from_thread(self.notify, "re-run failed: " + "; ".join(p.message for p in e.problems[:2]),
-                                      severity="error")
+            self.app.call_from_thread(
+                self.notify,
+                "re-run failed: " + "; ".join(p.message for p in e.problems[:2]),
+                severity="error",
+            )
             return
         except Exception as e:  # a user's system blew up: say so, keep the app
-            self.app.call_from_thread(self.notify, f"re-run failed: {type(e).__name__}: {e}", severity="error")
+            self.app.call_from_thread(
+                self.notify, f"re-run failed: {type(e).__name__}: {e}", severity="error"
+            )
             return
         if run.cases:
             self.app.call_from_thread(self._reran, run.cases[0])
@@ -720,8 +771,9 @@ to its new group and saves the test set (labels recorded).
             return
         folder = self.run_path.parent if self.run_path else Path(".")
         out = default_run_path(folder, doc.path)
-        self.app.push_screen(RunDialog(self.meta.get("system") or "builtin", self.k, out, len(doc)),
-                             self.start_run)
+        self.app.push_screen(
+            RunDialog(self.meta.get("system") or "builtin", self.k, out, len(doc)), self.start_run
+        )
 
     def start_run(self, req) -> None:
         if req is None:
@@ -733,8 +785,15 @@ to its new group and saves the test set (labels recorded).
         self._run_out = req.out
         self._run_generation = self.app.session.generation
         # what was on screen, brought back if the run fails before its first case
-        self._before_run = (self.state, self.k, self.meta, self.run_path, self.sidecar, self._summary,
-                            req.out.exists())
+        self._before_run = (
+            self.state,
+            self.k,
+            self.meta,
+            self.run_path,
+            self.sidecar,
+            self._summary,
+            req.out.exists(),
+        )
         old_side = self.sidecar
         self.state = TriageState([], req.k)
         self.k = req.k
@@ -761,8 +820,9 @@ to its new group and saves the test set (labels recorded).
         queue = self._queue
         call = self.app.call_from_thread
         try:
-            summary, interrupted = stream_run(self.app.doc, req.system, req.k, req.out, queue.append,
-                                              cancel=cancel, corpus=self.app.corpus)
+            summary, interrupted = stream_run(
+                self.app.doc, req.system, req.k, req.out, queue.append, cancel=cancel, corpus=self.app.corpus
+            )
         except InputError as e:
             call(self._run_finished, state, req, None, True, "; ".join(p.message for p in e.problems[:2]))
             return
@@ -817,11 +877,18 @@ to its new group and saves the test set (labels recorded).
             self._save_sidecar()
         n = len(state)
         if error:
-            self.notify(f"run stopped: {error} · kept {n} finished case{'s' * (n != 1)} in {req.out}",
-                        severity="error", timeout=8)
+            self.notify(
+                f"run stopped: {error} · kept {n} finished case{'s' * (n != 1)} in {req.out}",
+                severity="error",
+                timeout=8,
+            )
         elif interrupted:
-            self.notify(f"run cancelled: kept {n} finished case{'s' * (n != 1)} in {req.out} "
-                        "(ragtriage run --resume continues it)", severity="warning", timeout=8)
+            self.notify(
+                f"run cancelled: kept {n} finished case{'s' * (n != 1)} in {req.out} "
+                "(ragtriage run --resume continues it)",
+                severity="warning",
+                timeout=8,
+            )
         else:
             fails = state.failures()
             self.notify(f"run finished: {n} cases · ✗ {fails} fail · ✓ {n - fails} pass · {req.out}")
@@ -841,8 +908,11 @@ to its new group and saves the test set (labels recorded).
                 pass
         self.table.set_state(self.state)
         self.table.action_first()
-        self.notify(f"run failed before any case: {error} · still showing {self.run_path.name}",
-                    severity="error", timeout=10)
+        self.notify(
+            f"run failed before any case: {error} · still showing {self.run_path.name}",
+            severity="error",
+            timeout=10,
+        )
         self._update_status()
         self._show_detail()
         self.refresh_summary()

@@ -1,6 +1,7 @@
 """Typed modal dialogs of the Triage screen: pick a retrieved chunk, edit the
 must-contain strings, write a note. Each dismisses with its value, or None on
 escape."""
+
 from __future__ import annotations
 
 from rich.text import Text
@@ -25,9 +26,12 @@ DIALOG_CSS = """
 class ChunkChoice(ModalScreen[str | None]):
     """Choose one retrieved chunk: 1–9, or j/k and enter."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="ChunkChoice") + """
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="ChunkChoice")
+        + """
     ChunkChoice OptionList { height: auto; max-height: 20; }
     """
+    )
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="choice.cancel"),
@@ -86,10 +90,13 @@ class ChunkChoice(ModalScreen[str | None]):
 class MustContainDialog(ModalScreen[list[str] | None]):
     """The must-contain strings, one per line; ctrl+j (or ctrl+enter, or the button) applies."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="MustContainDialog") + """
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="MustContainDialog")
+        + """
     MustContainDialog TextArea { height: 8; }
     MustContainDialog Button { width: 100%; }
     """
+    )
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="must.cancel"),
@@ -105,8 +112,9 @@ class MustContainDialog(ModalScreen[list[str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"Must contain — {self.case_id}", classes="dialog-title")
-            yield Static("One string per line; each must appear, exactly, in a correct answer.",
-                         classes="dialog-hint")
+            yield Static(
+                "One string per line; each must appear, exactly, in a correct answer.", classes="dialog-hint"
+            )
             if self.answer:
                 yield Static(Text("answer: ", style="dim") + Text(" ".join(self.answer.split())))
             yield TextArea("\n".join(self.strings), id="must-text", soft_wrap=True)
@@ -145,8 +153,10 @@ class NoteDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"Note — {self.case_id}", classes="dialog-title")
-            yield Static("Kept with the run (RUN.triage.json), across sessions. Empty removes it.",
-                         classes="dialog-hint")
+            yield Static(
+                "Kept with the run (RUN.triage.json), across sessions. Empty removes it.",
+                classes="dialog-hint",
+            )
             yield Input(self.note, placeholder="what you found", id="note-input")
             yield Static("enter: keep · escape: cancel", classes="dialog-hint")
 

@@ -1,4 +1,5 @@
 """The selected case in full, with the text of each expected chunk."""
+
 from __future__ import annotations
 
 from rich.text import Text
@@ -8,8 +9,9 @@ from textual.widgets import Static
 from ..rows import FLAG_TEXT, reason_text
 
 
-def describe_case(case, *, corpus=None, labels=None, stale=(), reason: str | None = None,
-                  corpus_note: str = "") -> Text:
+def describe_case(
+    case, *, corpus=None, labels=None, stale=(), reason: str | None = None, corpus_note: str = ""
+) -> Text:
     """A readable account of one case (plain Rich text, theme-neutral styles)."""
     t = Text()
     t.append(case.id, style="bold")
@@ -42,8 +44,10 @@ def describe_case(case, *, corpus=None, labels=None, stale=(), reason: str | Non
         t.append("notes     ", style="dim")
         t.append(case.notes + "\n")
     if case.expected:
-        t.append(f"\nexpected ({case.expect}: {'one suffices' if case.expect == 'any' else 'needs every one'})\n",
-                 style="dim")
+        t.append(
+            f"\nexpected ({case.expect}: {'one suffices' if case.expect == 'any' else 'needs every one'})\n",
+            style="dim",
+        )
         stale_by_label = {e.label: e for e in stale}
         for cid in case.expected:
             t.append(f"● {cid}", style="bold")

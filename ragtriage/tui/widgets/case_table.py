@@ -5,6 +5,7 @@ PERFORMANCE-NOTES.md). This is a ``ScrollView`` whose ``render_line`` cuts the
 visible rows out of :class:`~ragtriage.tui.rows.CaseRows`, so opening, sorting
 and filtering cost a list operation, not a widget per cell.
 """
+
 from __future__ import annotations
 
 from rich.cells import cell_len, set_cell_size
@@ -20,8 +21,14 @@ from textual.strip import Strip
 
 from ..rows import COLUMNS, FLAG_TEXT, CaseRows, Row
 
-TITLES = {"id": "id", "topic": "topic", "question": "question", "expected": "expected",
-          "flags": "flags", "reason": "reason"}
+TITLES = {
+    "id": "id",
+    "topic": "topic",
+    "question": "question",
+    "expected": "expected",
+    "flags": "flags",
+    "reason": "reason",
+}
 
 
 class CaseTable(ScrollView, can_focus=True):
@@ -37,8 +44,14 @@ class CaseTable(ScrollView, can_focus=True):
         Binding("enter", "select", "Open", id="table.open"),
     ]
 
-    COMPONENT_CLASSES = {"case-table--header", "case-table--cursor", "case-table--flag", "case-table--fail",
-                         "case-table--pass", "case-table--dim"}
+    COMPONENT_CLASSES = {
+        "case-table--header",
+        "case-table--cursor",
+        "case-table--flag",
+        "case-table--fail",
+        "case-table--pass",
+        "case-table--dim",
+    }
 
     DEFAULT_CSS = """
     CaseTable {
@@ -60,28 +73,30 @@ class CaseTable(ScrollView, can_focus=True):
     class Highlighted(Message):
         """The cursor moved onto a case."""
 
-        def __init__(self, table: "CaseTable", case_id: str | None) -> None:
+        def __init__(self, table: CaseTable, case_id: str | None) -> None:
             super().__init__()
             self.table = table
             self.case_id = case_id
 
         @property
-        def control(self) -> "CaseTable":
+        def control(self) -> CaseTable:
             return self.table
 
     class Selected(Message):
         """Enter (or a click) on a case."""
 
-        def __init__(self, table: "CaseTable", case_id: str) -> None:
+        def __init__(self, table: CaseTable, case_id: str) -> None:
             super().__init__()
             self.table = table
             self.case_id = case_id
 
         @property
-        def control(self) -> "CaseTable":
+        def control(self) -> CaseTable:
             return self.table
 
-    def __init__(self, rows: CaseRows | None = None, *, show_reason: bool = False, name=None, id=None, classes=None):
+    def __init__(
+        self, rows: CaseRows | None = None, *, show_reason: bool = False, name=None, id=None, classes=None
+    ):
         super().__init__(name=name, id=id, classes=classes)
         self.rows = rows if rows is not None else CaseRows()
         self.show_reason = show_reason
@@ -203,7 +218,9 @@ class CaseTable(ScrollView, can_focus=True):
             title = TITLES[col]
             if self.rows.sort_column == col:
                 title += " ▼" if self.rows.sort_reverse else " ▲"
-            segs.append(Segment(set_cell_size(title, w[col]) + (" " if i < len(self.columns) - 1 else ""), style))
+            segs.append(
+                Segment(set_cell_size(title, w[col]) + (" " if i < len(self.columns) - 1 else ""), style)
+            )
         return Strip(segs).adjust_cell_length(width, style)
 
     def _row_strip(self, row: Row, width: int, style: Style, plain: bool) -> Strip:
@@ -220,7 +237,9 @@ class CaseTable(ScrollView, can_focus=True):
                 if col == "flags" and row.flags:
                     s = self._style("case-table--flag")
                 elif col == "reason" and row.reason:
-                    s = self._style("case-table--fail" if row.cell("reason").startswith("✗") else "case-table--pass")
+                    s = self._style(
+                        "case-table--fail" if row.cell("reason").startswith("✗") else "case-table--pass"
+                    )
                 elif col in ("expected", "topic"):
                     s = self._style("case-table--dim")
             segs.append(Segment(text, s))
@@ -317,7 +336,7 @@ class CaseTable(ScrollView, can_focus=True):
         return None
 
     class HeaderClicked(Message):
-        def __init__(self, table: "CaseTable", column: str) -> None:
+        def __init__(self, table: CaseTable, column: str) -> None:
             super().__init__()
             self.table = table
             self.column = column

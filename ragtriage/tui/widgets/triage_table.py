@@ -1,6 +1,7 @@
 """The grouped list of a run's cases: a header line per reason with its count,
 then its cases. Virtual (paints only the lines on screen), like ``CaseTable``,
 so 100,000 cases open and regroup in a list operation."""
+
 from __future__ import annotations
 
 from rich.cells import cell_len, set_cell_size
@@ -31,8 +32,13 @@ class TriageTable(ScrollView, can_focus=True):
         Binding("G,end", "last", "Last", show=False, id="triage.last"),
     ]
 
-    COMPONENT_CLASSES = {"triage-table--group", "triage-table--cursor", "triage-table--fail",
-                         "triage-table--pass", "triage-table--dim"}
+    COMPONENT_CLASSES = {
+        "triage-table--group",
+        "triage-table--cursor",
+        "triage-table--fail",
+        "triage-table--pass",
+        "triage-table--dim",
+    }
 
     DEFAULT_CSS = """
     TriageTable { background: $surface; scrollbar-gutter: stable; overflow-x: hidden; }
@@ -47,13 +53,13 @@ class TriageTable(ScrollView, can_focus=True):
     cursor = reactive(1, always_update=True, init=False)  # a line index (see TriageState.line_at)
 
     class Highlighted(Message):
-        def __init__(self, table: "TriageTable", case_id: str | None) -> None:
+        def __init__(self, table: TriageTable, case_id: str | None) -> None:
             super().__init__()
             self.table = table
             self.case_id = case_id
 
         @property
-        def control(self) -> "TriageTable":
+        def control(self) -> TriageTable:
             return self.table
 
     def __init__(self, state: TriageState | None = None, *, marks=None, name=None, id=None, classes=None):
@@ -146,11 +152,16 @@ class TriageTable(ScrollView, can_focus=True):
         vstyle = style
         if not cursor:
             vstyle = style + self.get_component_rich_style(
-                "triage-table--pass" if reason in PASSING else "triage-table--fail")
+                "triage-table--pass" if reason in PASSING else "triage-table--fail"
+            )
         segs.append(Segment(head, vstyle))
         segs.append(Segment(set_cell_size(rec["id"], idw) + " ", style))
-        segs.append(Segment(set_cell_size(label, rest),
-                            style if cursor else style + self.get_component_rich_style("triage-table--dim")))
+        segs.append(
+            Segment(
+                set_cell_size(label, rest),
+                style if cursor else style + self.get_component_rich_style("triage-table--dim"),
+            )
+        )
         if tail:
             segs.append(Segment(tail, style))
         return Strip(segs).adjust_cell_length(width, style)
@@ -169,8 +180,11 @@ class TriageTable(ScrollView, can_focus=True):
         body = max(1, self.scrollable_content_region.height)
         top = int(self.scroll_offset.y)
         # show the group header too when on a group's first case
-        want_top = self.cursor - 1 if 0 < self.cursor < self.state.line_count() and \
-            self.state.line_at(self.cursor - 1)[1] < 0 else self.cursor
+        want_top = (
+            self.cursor - 1
+            if 0 < self.cursor < self.state.line_count() and self.state.line_at(self.cursor - 1)[1] < 0
+            else self.cursor
+        )
         if want_top < top:
             self.scroll_to(y=want_top, animate=False, immediate=True)
         elif self.cursor >= top + body:
