@@ -33,13 +33,13 @@ import os
 import re
 import weakref
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from itertools import chain
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from . import yamltext as yt
+from .clock import utc_now
 from .errors import ConflictError, Problem, TestSetError
 from .files import atomic_write
 from .schema import CASE_FIELDS, LABEL_FIELDS, TOP_KEYS, Case, Label, Settings
@@ -1384,7 +1384,7 @@ class TestSetDocument:
             else:
                 found = {c: corpus[c] for c in need if c in corpus}
                 corpus_hash = getattr(corpus, "content_hash", None)
-        when = now or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        when = now or utc_now()
         from .text import fingerprint
 
         recorded = []

@@ -11,9 +11,10 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .clock import utc_now
 from .errors import InputError, Problem
 from .metrics import at_k, first_positions, mean_or_none
-from .runfile import RunWriter, make_meta, read_run, utc_now
+from .runfile import RunWriter, make_meta, read_run
 from .runner import BACKOFF, run_cases
 from .scoring import make_record, rescore
 from .summary import summarize

@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
 
+from .clock import utc_now
 from .errors import InputError, Problem
 
 _DUMP = orjson.OPT_APPEND_NEWLINE
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def make_meta(

@@ -95,11 +95,11 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
 
+from .clock import utc_now
 from .corpus import Chunk, iter_chunks, iter_lines
 from .errors import CorpusError, Problem
 from .text import normalize_text
@@ -227,7 +227,7 @@ class StaleReport:
     def fix_plan(self) -> tuple[dict[str, list[str]], dict[str, dict]]:
         """(case id -> new expected list, chunk id -> label to record) for the automatic fixes."""
         target = self.settle()
-        when = _now()
+        when = utc_now()
         new_expected: dict[str, list[str]] = {}
         record: dict[str, dict] = {}
         by_case: dict[str, list[StaleEntry]] = {}
@@ -277,19 +277,6 @@ class StaleReport:
 
 
 # ------------------------------------------------------------------ internals
-
-
-def _now() -> str:
-    """UTC time for a label's ``when``; ``SOURCE_DATE_EPOCH`` fixes it (reproducible files, tests)."""
-    import os
-
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    t = (
-        datetime.fromtimestamp(int(epoch), timezone.utc)
-        if epoch and epoch.isdigit()
-        else datetime.now(timezone.utc)
-    )
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _fp(norm: str) -> str:

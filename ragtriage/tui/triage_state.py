@@ -26,15 +26,12 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..core.clock import utc_now
 from ..core.diagnosis import PASSING, TRIAGE_ORDER
 from ..core.errors import InputError, Problem
 
 UNLABELLED_WHY = "no expected chunk yet"
 SIDECAR_VERSION = 1
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def verdict_text(reason: str | None) -> str:
