@@ -33,3 +33,30 @@ def atomic_write(path, data: bytes | str, *, encoding: str = "utf-8") -> None:
         except OSError:
             pass
         raise
+
+
+def require_regular_file(path, what: str = "file") -> None:
+    """Refuse an input that is not a regular file (a FIFO blocks forever, /dev/zero never ends).
+
+    Raises :class:`~ragtriage.core.errors.InputError` located at ``path``; a missing file is
+    left to the caller's own message.
+    """
+    import stat
+
+    from .errors import InputError, Problem
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the path
+        raise InputError(Problem(str(path), None, f"cannot read this {what}: {e}")) from None
+    if not stat.S_ISREG(mode):
+        kind = (
+            "a folder"
+            if stat.S_ISDIR(mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a device or special file"
+        )
+        raise InputError(Problem(str(path), None, f"this {what} is {kind}, not a regular file (give a file)"))
