@@ -9,14 +9,25 @@ label remains, 1 when some do, 2 on bad input.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
+
+    from ..core.document import TestSetDocument
+    from ..core.staleness import StaleEntry, StaleReport
+
+ProgressCallback = Callable[[str, int, int], None]
 
 BIG = 64 << 20  # a corpus this size or larger shows progress
 
 
-def _progress(path: Path | None):
+def _progress(path: Path | None) -> tuple[ProgressCallback | None, Callable[[], None]]:
     """A progress callback: a rich bar on a terminal, a few plain lines otherwise; None for
     small corpora. Returns (callback, close)."""
     try:
@@ -38,19 +49,19 @@ def _progress(path: Path | None):
             transient=True,
         )
         bar.start()
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
-        def cb(phase, done, total):
+        def cb(phase: str, done: int, total: int) -> None:
             if phase not in tasks:
                 label = "reading chunks" if phase == "scan" else "finding similar chunks"
                 tasks[phase] = bar.add_task(label, total=total)
             bar.update(tasks[phase], completed=done)
 
         return cb, bar.stop
-    state = {"next": {}}
+    next_at: dict[str, float] = {}  # phase -> the share of the file that prints the next line
 
-    def plain(phase, done, total):
-        nxt = state["next"].get(phase, 0.1)
+    def plain(phase: str, done: int, total: int) -> None:
+        nxt = next_at.get(phase, 0.1)
         if total and done / total >= nxt:
             what = "read" if phase == "scan" else "similar chunks: read"
             print(
@@ -58,12 +69,12 @@ def _progress(path: Path | None):
                 file=sys.stderr,
                 flush=True,
             )
-            state["next"][phase] = (int(done * 10 // total) + 1) / 10
+            next_at[phase] = (int(done * 10 // total) + 1) / 10
 
     return plain, lambda: None
 
 
-def _fmt_cands(e) -> str:
+def _fmt_cands(e: StaleEntry) -> str:
     if not e.candidates:
         return "no candidate"
     parts = [f"{cid} ({score:.2f})" for cid, score in e.candidates]
@@ -72,7 +83,7 @@ def _fmt_cands(e) -> str:
     return ", ".join(parts)
 
 
-def _what(e) -> str:
+def _what(e: StaleEntry) -> str:
     if e.fixed:
         return "fixed"
     if e.fix == "auto":
@@ -80,12 +91,12 @@ def _what(e) -> str:
     return "review"
 
 
-def render(report, doc, corpus: str, fixed: int | None = None) -> str:
+def render(report: StaleReport, doc: TestSetDocument, corpus: str, fixed: int | None = None) -> str:
     """The human-readable report."""
-    lines = []
+    lines: list[str] = []
     n_chunks = f"{report.chunks:,} chunks"
     lines.append(f"{doc.path}: labels against {corpus} ({n_chunks})")
-    by_case: dict[str, list] = {}
+    by_case: dict[str, list[StaleEntry]] = {}
     for e in report.labels:
         if e.stale:
             by_case.setdefault(e.case, []).append(e)
@@ -94,8 +105,8 @@ def render(report, doc, corpus: str, fixed: int | None = None) -> str:
     wid = max((len(e.label) for es in by_case.values() for e in es), default=0)
     lines_of = doc.case_lines()
     for case, es in by_case.items():
-        line = lines_of.get(case)
-        where = f"{doc.path}:{line}: " if line else ""
+        case_line = lines_of.get(case)
+        where = f"{doc.path}:{case_line}: " if case_line else ""
         lines.append(f"{where}case {case!r}")
         for e in es:
             arrow = "→" if e.candidates else " "
@@ -120,7 +131,7 @@ def render(report, doc, corpus: str, fixed: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(args) -> int:
+def main(args: argparse.Namespace) -> int:
     from ..core import staleness
     from ..core.document import TestSetDocument
     from ..core.errors import CorpusError, Problem

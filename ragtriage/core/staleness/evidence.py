@@ -1,0 +1,257 @@
+"""Evidence about one remembered label, and the small text helpers that gather and score it.
+
+Everything here compares *normalised* text (:func:`ragtriage.core.text.normalize_text`):
+NFC, case folded, whitespace collapsed. Intervals are character offsets in the normalised
+remembered text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import unicodedata
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypeAlias
+
+from ..corpus import Chunk
+from ..text import normalize_text
+
+TOP_N = 3  # similarity candidates per label
+MAX_HOLDERS = 8  # identical / containing chunks kept per label
+MAX_PIECES = 64  # split pieces kept per label
+SHORT_WORDS = 5  # texts with fewer words have no anchor trigram: matched by fingerprint
+
+Interval: TypeAlias = tuple[int, int]
+Relation: TypeAlias = "Literal['holds'] | Interval | None"
+# a split piece: ((chunk id, normalised length of the chunk), a, b) with [a, b) covered in the text
+Piece: TypeAlias = tuple[tuple[str, int], int, int]
+# a chunk overlapping the label's old span: (chunk, a, b) in label-span coordinates
+SpanHit: TypeAlias = tuple[Chunk, int, int]
+Candidates: TypeAlias = tuple[tuple[str, float], ...]
+
+
+def _fp(norm: str) -> str:
+    """The fingerprint of an already normalised text (:func:`ragtriage.core.text.fingerprint`)."""
+    return hashlib.blake2b(norm.encode("utf-8"), digest_size=6).hexdigest()
+
+
+def _split_norm(text: str) -> list[str]:
+    """The words of :func:`normalize_text` (``" ".join`` of them is its result)."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+    return text.casefold().split()
+
+
+class LabelState:
+    """What we know about one remembered label, and the evidence gathered for it."""
+
+    __slots__ = (
+        "id",
+        "t",
+        "fp",
+        "doc",
+        "start",
+        "end",
+        "has_text",
+        "own",
+        "own_norm",
+        "exact",
+        "holders",
+        "pieces",
+        "spans",
+        "questions",
+        "near",
+        "n_anchors",
+        "raw",
+        "nearby",
+        "words",
+    )
+
+    def __init__(self, cid: str, lab: Any) -> None:
+        def get(k: str) -> Any:
+            if lab is None:
+                return None
+            return lab.get(k) if isinstance(lab, Mapping) else getattr(lab, k, None)
+
+        self.id = cid
+        text, sha = get("text"), get("sha")
+        self.has_text = isinstance(text, str) and bool(text.strip())
+        self.t: str | None = normalize_text(text) if self.has_text else None
+        self.raw: str | None = text if self.has_text else None
+        self.fp: str | None = (
+            _fp(self.t) if self.t is not None else (sha if isinstance(sha, str) and sha else None)
+        )
+        doc, start, end = get("doc"), get("start"), get("end")
+        ok_span = isinstance(doc, str) and isinstance(start, int) and isinstance(end, int) and end > start
+        self.doc: str | None = doc if isinstance(doc, str) else None
+        self.start: int | None = start if ok_span else None
+        self.end: int | None = end if ok_span else None
+        self.own: Chunk | None = None  # the chunk with this id in the new corpus
+        self.own_norm: str | None = None
+        self.exact: list[Chunk] = []  # other chunks with the same fingerprint
+        self.holders: list[Chunk] = []  # chunks whose text contains the remembered text
+        self.pieces: dict[int, Piece] = {}  # seq -> split piece
+        self.spans: list[SpanHit] = []  # span overlaps, label coordinates
+        self.questions: list[str] = []
+        self.near: list[tuple[float, int, str, str]] = []  # heap: (score, -seq, chunk id, text)
+        self.nearby: list[tuple[float, int, str]] = []  # heap: (word share, -seq, chunk id)
+        self.words: frozenset[str] | None = None
+        self.n_anchors = 0
+
+    @property
+    def span(self) -> Interval | None:
+        """The old span ``(start, end)`` in the label's document, when remembered."""
+        if self.start is None or self.end is None:
+            return None
+        return self.start, self.end
+
+    def near_hit(self, cid: str, n: int, seq: int, c: str) -> None:
+        """A chunk shares ``n`` of the text's rare trigrams but holds none of it: an edited
+        version, perhaps. The best few (with their text) are candidates if nothing holds it."""
+        _push(self.near, (n / max(self.n_anchors, 1), -seq, cid, c))
+
+
+_Label = LabelState  # the name before the package split
+
+
+def _push(heap: list[Any], item: tuple[Any, ...]) -> None:
+    """Keep the best :data:`TOP_N` items of a min-heap."""
+    if len(heap) < TOP_N:
+        heapq.heappush(heap, item)
+    elif item > heap[0]:
+        heapq.heapreplace(heap, item)
+
+
+def _edge_overlap(c: str, t: str, q: int) -> Interval | None:
+    """The longest part of ``t`` that an edge of ``c`` covers, found through the first / last
+    ``q`` characters of ``t``: a suffix of ``c`` that is a prefix of ``t``, or a prefix of
+    ``c`` that is a suffix of ``t``."""
+    lc, lt = len(c), len(t)
+    best: Interval | None = None
+    head = t[:q]
+    i = c.find(head)
+    while i >= 0:
+        if t.startswith(c[i:]):
+            best = (0, lc - i)
+            break
+        i = c.find(head, i + 1)
+    tail = t[-q:]
+    j = c.rfind(tail)
+    while j >= 0:
+        if t.endswith(c[: j + q]):
+            if best is None or j + q > best[1] - best[0]:
+                best = (lt - j - q, lt)
+            break
+        j = c.rfind(tail, 0, j + q - 1)
+    return best
+
+
+def _relate(c: str, t: str, q: int = 16) -> Relation:
+    """How chunk text ``c`` overlaps remembered text ``t`` (both normalised): "holds",
+    an interval (a, b) of ``t`` that ``c`` covers, or None. Edge overlaps shorter than
+    ``q`` characters are not looked for here (see :func:`_relate_near`)."""
+    lc, lt = len(c), len(t)
+    if lc >= lt:
+        if t in c:
+            return "holds"
+    else:
+        i = t.find(c)
+        if i >= 0:
+            return (i, i + lc)
+    return _edge_overlap(c, t, min(q, lt, lc))
+
+
+def _relate_near(c: str, t: str) -> Relation:
+    """Like :func:`_relate` but finds edge overlaps of any length (for a neighbour of a
+    piece already found, where a short overlap is meaningful)."""
+    r = _relate(c, t)
+    if r is not None:
+        return r
+    lc, lt = len(c), len(t)
+    best: Interval | None = None
+    i = c.find(t[0], max(0, lc - lt))  # suffix of c == prefix of t
+    while i >= 0:
+        if t.startswith(c[i:]):
+            best = (0, lc - i)
+            break
+        i = c.find(t[0], i + 1)
+    j = c.rfind(t[-1], 0, min(lc, lt))  # prefix of c == suffix of t
+    while j >= 0:
+        if t.endswith(c[: j + 1]):
+            if best is None or j + 1 > best[1] - best[0]:
+                best = (lt - j - 1, lt)
+            break
+        j = c.rfind(t[-1], 0, j)
+    return best
+
+
+def _covers(t: str, intervals: Sequence[Interval]) -> bool:
+    """Do the intervals cover ``t``, allowing gaps that are only whitespace (chunk edges)?"""
+    end = 0
+    for a, b in sorted(intervals):
+        if a > end and t[end:a].strip():
+            return False
+        end = max(end, b)
+    return not t[end:].strip()
+
+
+def _covers_span(length: int, intervals: Sequence[Interval]) -> bool:
+    end = 0
+    for a, b in sorted(intervals):
+        if a > end:
+            return False
+        end = max(end, b)
+    return end >= length
+
+
+def _dice(a: str, b: str) -> float:
+    """Word overlap of two normalised texts, 2|A∩B| / (|A| + |B|) over word counts; below 1
+    unless the texts are the same."""
+    ca, cb = Counter(a.split()), Counter(b.split())
+    n = sum(ca.values()) + sum(cb.values())
+    score = 2 * sum((ca & cb).values()) / n if n else 0.0
+    return 1.0 if a == b else min(round(score, 3), 0.999)
+
+
+def _jaccard(lt: int, lc: int, overlap: int) -> float:
+    u = lt + lc - overlap
+    return round(overlap / u, 3) if u else 1.0
+
+
+def _min_cover(length: int, pieces: list[SpanHit]) -> list[SpanHit]:
+    """The fewest consecutive pieces (in order) that cover [0, length)."""
+    best = pieces
+    n = len(pieces)
+    for i in range(n):
+        end = 0
+        for j in range(i, n):
+            if pieces[j][1] > end:
+                break
+            end = max(end, pieces[j][2])
+            if end >= length:
+                if j - i + 1 < len(best):
+                    best = pieces[i : j + 1]
+                break
+    return best
+
+
+def _best_run(t: str, pieces: Mapping[int, Piece]) -> list[Piece] | None:
+    """The shortest run (two or more) of consecutive chunks whose pieces cover ``t``."""
+    seqs = sorted(pieces)
+    best: list[Piece] | None = None
+    for i, s0 in enumerate(seqs):
+        ivs: list[Interval] = []
+        for j in range(i, len(seqs)):
+            if seqs[j] != s0 + (j - i):
+                break
+            p = pieces[seqs[j]]
+            ivs.append((p[1], p[2]))
+            if _covers(t, ivs):
+                run = [pieces[s] for s in seqs[i : j + 1]]
+                if best is None or len(run) < len(best):
+                    best = run
+                break
+    if best is not None and len(best) < 2:
+        return None
+    return best

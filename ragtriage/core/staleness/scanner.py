@@ -1,0 +1,438 @@
+"""One pass over the new corpus, fed one chunk at a time, gathering evidence for every label.
+
+How it stays linear in the corpus: each chunk is split into words and its word trigrams
+are intersected with an index of *anchors* (the rarest interior trigram of each remembered
+text per ~:data:`GAP` characters); only the few labels an anchor points at are compared, on
+normalised text: equal (``exact``), holding the whole remembered text (``holders``), or
+covering part of it (a split ``piece``; the neighbours of a piece are checked too, so short
+edge pieces are found). Short texts (under five words) and fingerprint-only labels are
+matched by fingerprint. Spans (``doc``/``start``/``end``) on both sides are indexed per
+document. A chunk sharing anchors but none of the text is kept (bounded) as a similarity
+candidate. Memory: the labels and their indexes, never the corpus.
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_left
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import accumulate, chain
+from pathlib import Path
+from sys import intern
+from typing import Any, NoReturn, TypeAlias
+
+import orjson
+
+from ..corpus import Chunk, iter_chunks, iter_lines
+from ..errors import CorpusError, Problem
+from .evidence import (
+    MAX_HOLDERS,
+    MAX_PIECES,
+    SHORT_WORDS,
+    Interval,
+    LabelState,
+    _fp,
+    _relate,
+    _relate_near,
+    _split_norm,
+)
+from .model import Cancelled
+
+GAP = 80  # an anchor (word trigram) at least every GAP characters of a remembered text
+RARE_WORDS = 12  # a label's rarest words, compared with the chunks of its document
+STOP = frozenset(
+    "the a an and or of to in on at for by with from as is are was were be been it its this that these those "
+    "what which who how when where why do does did can could should would will not no yes if then than so "
+    "you your i we our they their he she his her them there here into about also use used using".split()
+)
+
+Progress: TypeAlias = Callable[[str, int, int], None]
+Record: TypeAlias = "dict[str, Any] | Chunk"  # a parsed JSONL line, or an in-memory chunk
+Trigram: TypeAlias = tuple[str, str, str]
+DocRow: TypeAlias = tuple[int, str, list[str]]  # (order in the corpus, chunk id, words)
+
+
+class Meter:
+    """Counts the bytes read, reports progress, honours the cancel event."""
+
+    def __init__(
+        self, total: int, phase: str, progress: Progress | None, cancel: threading.Event | None
+    ) -> None:
+        self.done = 0
+        self.total = total
+        self.phase = phase
+        self.progress = progress
+        self.cancel = cancel
+
+    def update(self, block: bytes) -> None:
+        self.done += len(block)
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled()
+        if self.progress is not None:
+            self.progress(self.phase, self.done, self.total)
+
+
+_Meter = Meter  # the name before the package split
+
+
+def _bad_line(path: Path, lineno: int) -> NoReturn:
+    """Let the corpus reader word the problem with the line, so every command says the same."""
+    for _ in iter_chunks(path):
+        pass
+    raise CorpusError(Problem(str(path), lineno, "not a chunk (expected {\"id\": ..., \"text\": ...})"))
+
+
+def _chunk(rec: Record, lineno: int) -> Chunk:
+    if isinstance(rec, Chunk):
+        return rec
+    start, end = rec.get("start"), rec.get("end")
+    return Chunk(
+        rec["id"],
+        rec["text"],
+        rec.get("doc"),
+        start if isinstance(start, int) else None,
+        end if isinstance(end, int) else None,
+        None,
+        lineno,
+    )
+
+
+def _doc_of(rec: Record) -> Any:
+    return rec.get("doc") if isinstance(rec, dict) else rec.doc
+
+
+def _span_len(st: LabelState) -> int:
+    return 0 if st.start is None or st.end is None else st.end - st.start
+
+
+def _grams(toks: list[str]) -> list[Trigram]:
+    inner = toks[1:-1]
+    return list(zip(inner, inner[1:], inner[2:]))
+
+
+def _anchor_positions(t: str, toks: list[str], key_at: list[int]) -> list[int]:
+    """Word positions of the anchors of one text: in each bucket of about GAP characters,
+    the interior trigram whose words the fewest texts share (``key_at[j]``)."""
+    n_grams = len(key_at) - 1
+    starts = list(accumulate(map(len, toks), lambda acc, n: acc + n + 1, initial=0))[:-1]
+    n_b = max(1, round(len(t) / GAP))  # buckets of about GAP characters, none tiny
+    best: list[int] = []
+    lo = 1
+    for b in range(n_b):
+        hi = bisect_left(starts, (b + 1) * len(t) // n_b, lo) if b < n_b - 1 else n_grams + 1
+        hi = min(hi, n_grams + 1)
+        if hi > lo:
+            best.append(min(range(lo, hi), key=key_at.__getitem__))
+        lo = max(lo, hi)
+    return best
+
+
+def _anchor_index(states: list[LabelState]) -> dict[Trigram, list[int]]:
+    """Rare interior word trigrams of each remembered text, at least one per GAP characters
+    (the first and last word are left out: an old chunk may have cut them mid-word): the
+    one whose words the fewest remembered texts share (word counts only: counting every
+    trigram of 10,000 texts would cost more memory than the rest of the check).
+    Anchors are indexed as written in the label and as normalised, because chunks are probed
+    on their raw words (normalising every chunk costs too much). Probing chunks at every
+    other word, with anchors indexed in pairs, was measured slower: the extra, commoner
+    anchors cost more in false hits than the saved probes."""
+    wdf = Counter(chain.from_iterable(set(st.t.split()) for st in states if st.t is not None))
+    index: dict[Trigram, list[int]] = {}
+    for li, st in enumerate(states):
+        if st.t is None or st.raw is None:
+            continue
+        toks = st.t.split()
+        grams = _grams(toks)
+        if not grams:
+            continue  # fewer than 5 words: found by fingerprint only
+        toks = list(map(intern, toks))  # the index keeps these words: one copy of each
+        raw = list(map(intern, st.raw.split()))
+        key_at = [0] + [wdf[a] + wdf[b] + wdf[c] for a, b, c in grams]  # key_at[j]: trigram at word j
+        best = _anchor_positions(st.t, toks, key_at)
+        same = len(raw) == len(toks)
+        keys: set[Trigram] = set()
+        for j in best:
+            keys.add((toks[j], toks[j + 1], toks[j + 2]))
+            if same:
+                keys.add((raw[j], raw[j + 1], raw[j + 2]))
+        for g in keys:
+            index.setdefault(g, []).append(li)
+        st.n_anchors = len(best)
+        if st.doc is not None:  # its rarest words, for same-document similarity
+            pairs = zip(raw, toks) if same else zip(toks, toks)
+            ranked = sorted(
+                {w: wdf[n] for w, n in pairs if len(n) > 2 and n not in STOP}.items(), key=lambda p: p[1]
+            )
+            st.words = frozenset(w for w, _ in ranked[:RARE_WORDS]) or None
+    return index
+
+
+class _Item:
+    """One chunk as the scanner met it; its normalised text is computed when first needed."""
+
+    __slots__ = ("seq", "line", "rec", "_norm")
+
+    def __init__(self, seq: int, line: int, rec: Record) -> None:
+        self.seq = seq
+        self.line = line
+        self.rec = rec
+        self._norm: str | None = None
+
+    @property
+    def norm(self) -> str:
+        if self._norm is None:
+            text = self.rec["text"] if isinstance(self.rec, dict) else self.rec.text
+            self._norm = " ".join(_split_norm(text))
+        return self._norm
+
+    @property
+    def id(self) -> str:
+        return self.rec["id"] if isinstance(self.rec, dict) else self.rec.id
+
+    def chunk(self) -> Chunk:
+        return _chunk(self.rec, self.line)
+
+
+class Scanner:
+    """Fed the new corpus one chunk at a time (:meth:`feed`), in file order; gathers the
+    evidence on each :class:`LabelState` for the judge. Keeps the labels and their indexes,
+    never the corpus."""
+
+    def __init__(self, states: Sequence[LabelState], corpus_name: str | None, in_memory: bool) -> None:
+        self.states = {st.id: st for st in states}
+        self.textual = [st for st in states if st.t]
+        self.anchors = _anchor_index(self.textual)
+        self.anchor_keys = set(self.anchors)
+        self.by_fp: dict[str, list[LabelState]] = {}
+        for st in states:
+            if st.fp:
+                self.by_fp.setdefault(st.fp, []).append(st)
+        self.span_docs: dict[str, list[LabelState]] = {}
+        for st in states:
+            if st.start is not None and st.doc is not None:
+                self.span_docs.setdefault(st.doc, []).append(st)
+        self.span_max = {d: max(_span_len(s) for s in lst) for d, lst in self.span_docs.items()}
+        for lst in self.span_docs.values():
+            lst.sort(key=lambda s: s.start or 0)
+        self.span_starts = {d: [s.start or 0 for s in lst] for d, lst in self.span_docs.items()}
+        self.short_lens = {n for st in self.textual if (n := len((st.t or "").split())) < SHORT_WORDS}
+        self.all_fp = any(st.t is None and st.fp for st in states)  # sha-only: fingerprint every chunk
+        self.doc_labels: dict[str, list[LabelState]] = {}
+        for st in self.textual:
+            if st.doc is not None and st.words:
+                self.doc_labels.setdefault(st.doc, []).append(st)
+        self.doc_ranges: dict[str, tuple[int, int]] = {}  # doc -> (bytes read at its first, last chunk)
+        self.doc_chunks: dict[str, list[DocRow]] = {}  # in memory: doc -> rows
+        self.recent: deque[_Item] = deque(maxlen=4)
+        self.pending: dict[int, list[int]] = {}  # seq expected next -> text-label indexes waiting
+        self.corpus_name = corpus_name
+        self.in_memory = in_memory
+        self.dup_problems: list[Problem] = []
+        self.seq = -1
+
+    # ------------------------------------------------------------ one chunk
+
+    def feed(self, lineno: int, rec: Record, cid: str, text: str, at: int = 0) -> None:
+        """One chunk of the corpus (``at``: bytes read so far, for a file)."""
+        self.seq += 1
+        item = _Item(self.seq, lineno, rec)
+        self.recent.append(item)
+        toks = text.split()
+        st = self.states.get(cid)
+        if st is not None:
+            self._own(st, item)
+        if self.all_fp or len(toks) in self.short_lens:
+            self._by_fingerprint(item, cid)
+        ws = self.anchor_keys.intersection(zip(toks, toks[1:], toks[2:]))
+        if ws:
+            self._anchored(item, cid, ws)
+        if self.pending:
+            waiting = self.pending.pop(self.seq, None)
+            if waiting:
+                self._neighbour(item, waiting)
+        if self.doc_labels or self.span_docs:
+            doc = _doc_of(rec)
+            if doc in self.doc_labels:
+                self._note_document(doc, cid, toks, at)
+            if doc in self.span_docs:
+                self._span_hits(doc, item)
+
+    def finish(self) -> None:
+        """After the last chunk: a duplicated expected id is an error."""
+        if self.dup_problems:
+            raise CorpusError(self.dup_problems)
+
+    def _own(self, st: LabelState, item: _Item) -> None:
+        if st.own is not None:
+            self.dup_problems.append(
+                Problem(
+                    self.corpus_name or "<chunks>",
+                    item.line,
+                    f"duplicate id {st.id!r} (first at line {st.own.line})",
+                    field="id",
+                )
+            )
+        st.own, st.own_norm = item.chunk(), item.norm
+
+    def _by_fingerprint(self, item: _Item, cid: str) -> None:
+        for h in self.by_fp.get(_fp(item.norm), ()):
+            if h.id != cid and len(h.exact) < MAX_HOLDERS:
+                h.exact.append(item.chunk())
+
+    def _anchored(self, item: _Item, cid: str, ws: set[Trigram]) -> None:
+        c = item.norm
+        seen: dict[int, int] = {}
+        for w in ws:
+            for li in self.anchors[w]:
+                seen[li] = seen.get(li, 0) + 1
+        for li, nh in seen.items():
+            lst = self.textual[li]
+            assert lst.t is not None
+            r = _relate(c, lst.t)
+            if r is None:
+                lst.near_hit(cid, nh, item.seq, c)
+            elif r == "holds":
+                if len(c) != len(lst.t):
+                    if len(lst.holders) < MAX_HOLDERS:
+                        lst.holders.append(item.chunk())
+                elif lst.id != cid and len(lst.exact) < MAX_HOLDERS and all(x.id != cid for x in lst.exact):
+                    lst.exact.append(item.chunk())
+            else:
+                self._accept(li, item, r)
+
+    def _accept(self, li: int, item: _Item, iv: Interval) -> None:
+        """``item`` covers ``iv`` of label ``li``'s text: a split piece. Its neighbours are
+        looked at too (the one before now, the one after when it comes)."""
+        st = self.textual[li]
+        t = st.t
+        assert t is not None
+        seq = item.seq
+        if seq in st.pieces or len(st.pieces) >= MAX_PIECES:
+            return
+        st.pieces[seq] = ((item.id, len(item.norm)), iv[0], iv[1])  # id and length only, not the text
+        if iv[0] > 0:  # look back for the piece before, however short
+            prev = next((r for r in self.recent if r.seq == seq - 1), None)
+            if prev is not None and prev.seq not in st.pieces:
+                r = _relate_near(prev.norm, t)
+                if isinstance(r, tuple) and r[1] >= iv[0] - 1:
+                    self._accept(li, prev, r)
+        if iv[1] < len(t):
+            self.pending.setdefault(seq + 1, []).append(li)
+
+    def _neighbour(self, item: _Item, waiting: list[int]) -> None:
+        """The chunk after a piece: does it carry on the text, however short the overlap?"""
+        c = item.norm
+        for li in waiting:
+            lst = self.textual[li]
+            assert lst.t is not None
+            if item.seq in lst.pieces:
+                continue
+            r = _relate_near(c, lst.t)
+            prev = lst.pieces.get(item.seq - 1)
+            if isinstance(r, tuple) and prev is not None and r[0] <= prev[2] + 1:
+                self._accept(li, item, r)
+
+    def _note_document(self, doc: str, cid: str, toks: list[str], at: int) -> None:
+        """Where each labelled document lies in the file (or, in memory, its chunks)."""
+        if self.in_memory:
+            self.doc_chunks.setdefault(doc, []).append((self.seq, cid, toks))
+        else:
+            r = self.doc_ranges.get(doc)
+            self.doc_ranges[doc] = (at, at) if r is None else (r[0], at)
+
+    def _span_hits(self, doc: str, item: _Item) -> None:
+        ch = item.chunk()
+        if ch.start is None or ch.end is None:
+            return
+        lst = self.span_docs[doc]
+        starts = self.span_starts[doc]
+        lo = bisect_left(starts, ch.start - self.span_max[doc])
+        hi = bisect_left(starts, ch.end)
+        for s_ in lst[lo:hi]:
+            assert s_.start is not None and s_.end is not None
+            a, b = max(s_.start, ch.start), min(s_.end, ch.end)
+            if a < b:
+                s_.spans.append((ch, a - s_.start, b - s_.start))
+
+    # ------------------------------------------------------------ the corpus
+
+    def scan(
+        self,
+        corpus: str | Path | Iterable[Chunk],
+        progress: Progress | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Meter | None:
+        """Feed every chunk of ``corpus`` (a chunks file, streamed, or chunks in memory);
+        returns the file's meter (None in memory). Raises :class:`CorpusError` for a bad file."""
+        if not isinstance(corpus, (str, Path)):
+            for ch in corpus:
+                self.feed(ch.line, ch, ch.id, ch.text)
+            self.finish()
+            return None
+        path = Path(corpus)
+        if not path.is_file():
+            for _ in iter_chunks(path):  # raises the located CorpusError (missing file, folder)
+                pass
+        meter = Meter(path.stat().st_size, "scan", progress, cancel)
+        loads = orjson.loads
+        feed = self.feed
+        for lineno, raw in iter_lines(path, meter.update):  # parsed here: this loop runs a million times
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if not raw or raw.isspace():
+                continue
+            try:
+                rec = loads(raw)
+                cid = rec["id"]
+                text = rec["text"]
+                if type(cid) is not str or type(text) is not str or not cid.strip():
+                    raise ValueError
+            except Exception:
+                _bad_line(path, lineno)
+            feed(lineno, rec, cid, text, meter.done)
+        self.finish()
+        return meter
+
+
+def document_chunks(
+    corpus: str | Path | Iterable[Chunk],
+    docs: set[str],
+    ranges: dict[str, tuple[int, int]],
+    in_memory: dict[str, list[DocRow]],
+) -> Iterator[tuple[str, list[DocRow]]]:
+    """Yield ``(doc, rows)`` for a few documents: in memory from what the scan kept, from a
+    file by re-reading only the byte range where the scan met the document."""
+    if not isinstance(corpus, (str, Path)):
+        for doc in docs:
+            yield doc, in_memory.get(doc, [])
+        return
+    block = 1 << 22
+    with open(corpus, "rb") as f:
+        for doc in docs:
+            first, last = ranges.get(doc, (0, 0))
+            if not last:
+                continue
+            lo = max(0, first - 2 * block)  # a line met when `first` bytes were read starts after this
+            f.seek(lo)
+            buf = f.read(last - lo)
+            if lo:
+                buf = buf[buf.find(b"\n") + 1 :]
+            yield doc, _rows_of(buf, lo, doc)
+
+
+def _rows_of(buf: bytes, lo: int, doc: str) -> list[DocRow]:
+    rows: list[DocRow] = []
+    for k, raw in enumerate(buf.split(b"\n")):
+        if not raw.strip():
+            continue
+        try:
+            rec = orjson.loads(raw.lstrip(b"\xef\xbb\xbf"))
+        except orjson.JSONDecodeError:
+            continue  # the first pass read every line: only a cut one can fail here
+        if rec.get("doc") == doc:
+            rows.append((lo + k, rec["id"], rec["text"].split()))
+    return rows
+
+
+_document_chunks = document_chunks  # the name before the package split
