@@ -95,6 +95,13 @@ def add_run_options(
         help="environment variable holding the API key for openai: (default OPENAI_API_KEY)",
     )
     p.add_argument(
+        "--max-response-mb",
+        type=float,
+        default=16.0,
+        metavar="MB",
+        help="largest answer read from an http: or openai: server; a larger one is that case's error (default 16)",
+    )
+    p.add_argument(
         "--dry-run", action="store_true", help="say how many calls and about how many prompt tokens, and stop"
     )
 
@@ -191,10 +198,17 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return Exit.BAD_INPUT
-    from .core.errors import ConflictError, InputError
+    from .core.secrets import redacting_streams
 
     args.exiting = argv is None  # the process's own command line: it ends when this returns
     module = importlib.import_module(f"ragtriage.commands.{args.command.replace('-', '_')}_cmd")
+    with redacting_streams():  # no key or URL password reaches the terminal or a CI log
+        return _call(module, args)
+
+
+def _call(module, args) -> int:
+    from .core.errors import ConflictError, InputError
+
     try:
         return int(module.main(args))
     except InputError as e:

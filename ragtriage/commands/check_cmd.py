@@ -73,6 +73,9 @@ def _dry_run(args, doc) -> int:
 
 
 def main(args) -> int:
+    from ..core.systems import set_max_response_mb
+
+    set_max_response_mb(args.max_response_mb)
     if args.junit:
         check_writable(args.junit, "--junit")
     if args.markdown:

@@ -138,6 +138,9 @@ def cases_text(cases: list[dict], k: int | None = None) -> str:
 
 
 def run_options(args) -> dict:
+    from ..core.systems import set_max_response_mb
+
+    set_max_response_mb(getattr(args, "max_response_mb", 16.0))
     return dict(
         concurrency=args.concurrency,
         timeout=args.timeout,

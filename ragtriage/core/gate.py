@@ -18,6 +18,7 @@ from .diagnosis import NOT_SCORED, PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
 from .files import atomic_write
 from .schema import AT_K_METRICS, parse_metric
+from .secrets import redact
 
 
 def check_writable(path, option: str) -> None:
@@ -40,6 +41,7 @@ def write_report(path, text: str) -> None:
     """Write a report file atomically; append when it is the GitHub step summary
     (``$GITHUB_STEP_SUMMARY`` collects what every command of the step writes)."""
     p = Path(path)
+    text = redact(text)  # a server may have echoed a key into an error: never publish it
     try:
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary and os.path.abspath(summary) == os.path.abspath(p):

@@ -17,6 +17,7 @@ import orjson
 
 from .clock import utc_now
 from .errors import InputError, Problem
+from .secrets import redact_bytes
 
 _DUMP = orjson.OPT_APPEND_NEWLINE
 
@@ -186,7 +187,7 @@ class RunWriter:
         self.n = len(keep or ())
 
     def write_case(self, record: dict, flush: bool = True) -> None:
-        self._f.write(orjson.dumps(record, option=_DUMP | orjson.OPT_SERIALIZE_NUMPY))
+        self._f.write(redact_bytes(orjson.dumps(record, option=_DUMP | orjson.OPT_SERIALIZE_NUMPY)))
         self.n += 1
         if flush:
             self._f.flush()

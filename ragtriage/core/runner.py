@@ -13,10 +13,17 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
+from . import secrets
 from .systems import CaseError
 
+if TYPE_CHECKING:
+    from rich.progress import Progress as Bar
+
 BACKOFF = 0.5  # seconds before the first retry; doubles each time, capped at 8
+RETRY_AFTER_MAX = 30.0  # a server's Retry-After is honoured up to this many seconds
+CAUSE_MAX = 500  # characters of an error kept in the run file
 
 
 class Progress:
@@ -33,7 +40,7 @@ class Progress:
         self.stream = stream or sys.stderr
         self.enabled = enabled and total > 0
         self.tty = self.enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
-        self._bar = None
+        self._bar: Bar | None = None
         self._t0 = time.monotonic()
         self._last = 0.0
         self._next_pct = 10
@@ -113,14 +120,50 @@ class Progress:
             )
 
 
+def _text(e: BaseException) -> str:
+    try:
+        return str(e)
+    except Exception:  # a user's exception whose __str__ fails
+        return ""
+
+
+def clean_text(text: str, limit: int = CAUSE_MAX) -> str:
+    """Text safe to record and print: secrets blanked, lone surrogates escaped, length bounded."""
+    text = secrets.redact(text)
+    if not text.isascii():
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _cause(e: BaseException, timeout: float) -> str:
     import asyncio
 
     if isinstance(e, asyncio.TimeoutError):
         return f"no answer within {timeout:g} s (timeout)"
+    msg = _text(e)
     if isinstance(e, CaseError):
-        return str(e)
-    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        return clean_text(msg)
+    return clean_text(f"{type(e).__name__}: {msg}" if msg else type(e).__name__)
+
+
+def retry_delay(e: BaseException, attempt: int, backoff: float) -> float:
+    """Seconds before try ``attempt + 2``: the back-off, or longer when the server asked
+    (``Retry-After``, honoured up to :data:`RETRY_AFTER_MAX`)."""
+    delay = min(backoff * (2**attempt), 8.0)
+    asked = getattr(e, "retry_after", None)
+    if isinstance(asked, (int, float)) and asked == asked and asked > delay:
+        delay = min(float(asked), RETRY_AFTER_MAX)
+    return delay
+
+
+def _redacted(res: dict) -> dict:
+    for f in ("answer", "error"):
+        v = res.get(f)
+        if type(v) is str:
+            cleaned = secrets.redact(v)
+            if cleaned is not v:
+                res[f] = cleaned
+    return res
 
 
 async def ask_with_retries(system, case, k: int, *, timeout: float, retries: int, backoff: float) -> dict:
@@ -141,13 +184,13 @@ async def ask_with_retries(system, case, k: int, *, timeout: float, retries: int
                 if attempt:
                     cause += f" (after {attempt + 1} tries)"
                 return {"error": cause}
-            await asyncio.sleep(min(backoff * (2**attempt), 8.0))
+            await asyncio.sleep(retry_delay(e, attempt, backoff))
             attempt += 1
             continue
         res = dict(res)
         if res.get("latency_ms") is None:
             res["latency_ms"] = round((time.perf_counter() - t0) * 1000, 1)
-        return res
+        return _redacted(res) if secrets.active() else res
 
 
 async def run_async(

@@ -11,6 +11,8 @@ registered secret with ``***``.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from urllib.parse import unquote, urlsplit
 
 MASK = "***"
@@ -39,6 +41,7 @@ def register_url(url: str) -> None:
         return
     if parts.password:
         register(parts.password)
+        register_basic(unquote(parts.username or ""), unquote(parts.password))
     if "@" in parts.netloc:
         register(parts.netloc.rsplit("@", 1)[0])
 
@@ -70,3 +73,58 @@ def forget_all() -> None:
     """Tests only: start from no registered secret."""
     with _lock:
         _secrets.clear()
+
+
+def register_basic(user: str, password: str) -> str:
+    """Register a Basic credential (the password and its base64 token); returns the header value."""
+    import base64
+
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    register(password)
+    register(token)
+    return f"Basic {token}"
+
+
+def active() -> bool:
+    """Whether any secret is registered (callers skip the redaction work when not)."""
+    return bool(_secrets)
+
+
+def redact_bytes(data: bytes) -> bytes:
+    """:func:`redact` for UTF-8 bytes (a run-file line)."""
+    if not _secrets:
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    out = redact(text)
+    return data if out is text else out.encode("utf-8", "surrogateescape")
+
+
+class _RedactingStream:
+    """A text stream that blanks registered secrets out of everything written to it."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(redact(text) if _secrets else text)
+        return len(text)
+
+    def writelines(self, lines) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def redacting_streams() -> Iterator[None]:
+    """While inside, ``sys.stdout`` and ``sys.stderr`` redact every secret written."""
+    import sys
+
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _RedactingStream(out), _RedactingStream(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err

@@ -38,11 +38,13 @@ RESULT_TYPES = {
 
 class CaseError(Exception):
     """One case failed; the message is the cause shown to people. ``retry``:
-    whether asking again may help (a 500 may pass, a missing line will not)."""
+    whether asking again may help (a 500 may pass, a missing line will not);
+    ``retry_after``: seconds the server asked to wait before that (``Retry-After``)."""
 
-    def __init__(self, message: str, retry: bool = False):
+    def __init__(self, message: str, retry: bool = False, retry_after: float | None = None):
         super().__init__(message)
         self.retry = retry
+        self.retry_after = retry_after
 
 
 class Context:
@@ -196,6 +198,14 @@ def approx_tokens(question: str, texts) -> int:
 def make_system(spec: str, ctx: Context, **options):
     """The system named by ``spec``; bad specs raise :class:`InputError` (exit 2)."""
     spec = spec.strip()
+    timeout = options.get("timeout")
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise InputError(Problem("--timeout", None, f"must be a number of seconds above 0, got {timeout!r}"))
     if spec == "builtin":
         from .builtin import BuiltinSystem
 
@@ -230,3 +240,12 @@ def make_system(spec: str, ctx: Context, **options):
             "http://HOST/PATH, openai:BASE_URL#MODEL)",
         )
     )
+
+
+def set_max_response_mb(mb) -> None:
+    """The answer size limit of ``http:`` and ``openai:`` systems, in MB (``--max-response-mb``)."""
+    from .wire import set_max_body
+
+    if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not math.isfinite(mb) or mb <= 0:
+        raise InputError(Problem("--max-response-mb", None, f"must be a number of MB above 0, got {mb!r}"))
+    set_max_body(max(1, int(mb * (1 << 20))))

@@ -13,9 +13,10 @@ import os
 
 import orjson
 
+from .. import secrets
 from ..errors import InputError, Problem
 from . import CaseError, Context, approx_tokens, make_system
-from .http import parse_answer, post_json
+from .http import parse_answer, request_json, require_url
 from .wire import HttpPool
 
 SYSTEM_PROMPT = (
@@ -50,18 +51,22 @@ class OpenAISystem:
                 Problem(
                     "--system",
                     None,
-                    f"openai:{target}: expected openai:BASE_URL#MODEL, "
+                    f"openai:{secrets.strip_userinfo(target)}: expected openai:BASE_URL#MODEL, "
                     "e.g. openai:http://127.0.0.1:8080/v1#llama3",
                 )
             )
+        require_url(base)
+        secrets.register_url(base)
         self.base = base.rstrip("/")
         self.model = model
-        self.spec = f"openai:{self.base}#{model}"
+        self.spec = f"openai:{secrets.strip_userinfo(self.base)}#{model}"  # never the userinfo
         self.url = self.base + "/chat/completions"
+        self.shown = secrets.strip_userinfo(self.url)
         self.ctx = ctx
         self.timeout = timeout
         self.api_key_env = api_key_env
         self._key = os.environ.get(api_key_env) or None
+        secrets.register(self._key)
         self.retriever = make_system(retriever or "builtin", ctx, timeout=timeout)
         self.warnings = list(getattr(self.retriever, "warnings", []))
         self._pool: HttpPool | None = None
@@ -90,19 +95,19 @@ class OpenAISystem:
         prompt = self._prompt(ranking, k)
         messages = build_messages(case.question, prompt, self.ctx.decline[0])
         body = orjson.dumps({"model": self.model, "messages": messages, "temperature": 0})
-        status, content = await post_json(self.pool, self.url, body)
-        obj = parse_answer(status, content, self.url)
+        r = await request_json(self.pool, self.url, body)
+        obj = parse_answer(r.status, r.body, self.shown, r.retry_after)
         try:
             answer = obj["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
             raise CaseError(
-                f"{self.url} answered JSON without choices[0].message.content", retry=True
+                f"{self.shown} answered JSON without choices[0].message.content", retry=True
             ) from None
         if answer is not None and not isinstance(answer, str):
-            raise CaseError(f"{self.url}: message content is {type(answer).__name__}, expected text")
-        usage = obj.get("usage") if isinstance(obj.get("usage"), dict) else {}
-        tokens = usage.get("prompt_tokens")
-        if not isinstance(tokens, int) or isinstance(tokens, bool):
+            raise CaseError(f"{self.shown}: message content is {type(answer).__name__}, expected text")
+        usage = obj.get("usage")
+        tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+        if not isinstance(tokens, int) or isinstance(tokens, bool) or not 0 <= tokens < 1 << 63:
             tokens = approx_tokens(case.question, (t for _, t in prompt))
         out = {
             "ranking": ranking,
