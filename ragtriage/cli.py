@@ -14,6 +14,7 @@ import sys
 from enum import IntEnum
 
 from . import __version__
+from .core.exchange import FORMATS  # light: the package loads its format modules only when used
 
 
 class Exit(IntEnum):
@@ -22,8 +23,6 @@ class Exit(IntEnum):
     BAD_INPUT = 2
     INTERRUPTED = 130
 
-
-FORMATS = ("jsonl", "csv", "ragas", "deepeval", "trec")
 
 EXAMPLES = {
     "edit": "  ragtriage edit testsets/shop-es.yaml\n  ragtriage edit testsets/shop-es.yaml --run runs/shop-es.jsonl",

@@ -8,17 +8,13 @@ import sys
 
 import orjson
 
+from ..cli import Exit
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
-from ..core.gate import (
-    check_writable,
-    collect_bars,
-    judge,
-    render_junit,
-    render_markdown,
-    render_text,
-    write_report,
-)
+from ..core.gate import collect_bars, judge, render_junit, render_markdown, render_text
+from ..core.reports import write_report
+from ..core.runfile import read_run
+from .outputs import guard_outputs, system_file, testset_inputs
 
 
 def _stale_entries(doc) -> tuple[list, str | None]:
@@ -32,12 +28,6 @@ def _stale_entries(doc) -> tuple[list, str | None]:
 
     report = staleness.check(doc, corpus)
     return list(report.stale), None
-
-
-def _read_run(path):
-    from ..core.rundiff import load_run
-
-    return load_run(path)
 
 
 def _make_run(args, doc):
@@ -72,20 +62,8 @@ def _dry_run(args, doc) -> int:
     return 0
 
 
-def main(args) -> int:
-    from ..core.systems import set_max_response_mb
-
-    set_max_response_mb(args.max_response_mb)
-    if args.junit:
-        check_writable(args.junit, "--junit")
-    if args.markdown:
-        check_writable(args.markdown, "--markdown")
-    if args.json:
-        check_writable(args.json, "--json")
-    if args.out:
-        check_writable(args.out, "--out")
-    doc = TestSetDocument.load(args.testset)
-    bars = collect_bars(doc.settings.gates, args.min)
+def _refuse_conflicts(args) -> None:
+    """Options that cannot go together, each a located exit 2."""
     if args.run and args.k is not None:
         raise InputError(
             Problem(
@@ -101,31 +79,51 @@ def main(args) -> int:
         )
     if args.run and args.system != "builtin":
         raise InputError(Problem("--system", None, "give either --run RUN or --system SPEC, not both"))
-    if args.dry_run:
-        if args.run:
-            raise InputError(
-                Problem("--dry-run", None, "nothing to spend with --run: the run is already made")
-            )
-        return _dry_run(args, doc)
-    stale, note = _stale_entries(doc)
-    chunk_text = None
+    if args.dry_run and args.run:
+        raise InputError(Problem("--dry-run", None, "nothing to spend with --run: the run is already made"))
+
+
+def _print_warnings(warnings) -> None:
+    for w in warnings or ():
+        print(f"warning: {w}" if getattr(w, "severity", "") == "warning" else str(w), file=sys.stderr)
+
+
+def _the_run(args, doc):
+    """(run, its label for the reports, chunk_text when the stored one may be out of date);
+    run None when a run made here was interrupted."""
     if args.run:
-        run = _read_run(args.run)
-        for w in getattr(run, "warnings", ()) or ():
-            print(f"warning: {w}" if getattr(w, "severity", "") == "warning" else str(w), file=sys.stderr)
-        label = str(args.run)
+        run = read_run(args.run)
+        _print_warnings(run.warnings)
+        chunk_text = None
         if run.meta.get("testset_hash") != getattr(doc, "content_hash", None):
             from ..core.systems import Context
 
             chunk_text = Context(doc).chunk_text
-    else:
-        run = _make_run(args, doc)
-        for w in run.warnings:
-            print(f"warning: {w}" if getattr(w, "severity", "") == "warning" else str(w), file=sys.stderr)
-        label = str(args.out) if args.out else None
-        if run.interrupted:
-            print("interrupted: the check was not judged", file=sys.stderr)
-            return 130
+        return run, str(args.run), chunk_text
+    made = _make_run(args, doc)
+    _print_warnings(made.warnings)
+    if made.interrupted:
+        return None, None, None
+    return made, str(args.out) if args.out else None, None
+
+
+def main(args) -> int:
+    from ..core.systems import set_max_response_mb
+
+    set_max_response_mb(args.max_response_mb)
+    outputs = {"--junit": args.junit, "--markdown": args.markdown, "--json": args.json, "--out": args.out}
+    guard_outputs(outputs, [args.testset, args.run, system_file(args.system)])
+    doc = TestSetDocument.load(args.testset)
+    guard_outputs(outputs, testset_inputs(doc))
+    bars = collect_bars(doc.settings.gates, args.min)
+    _refuse_conflicts(args)
+    if args.dry_run:
+        return _dry_run(args, doc)
+    stale, note = _stale_entries(doc)
+    run, label, chunk_text = _the_run(args, doc)
+    if run is None:
+        print("interrupted: the check was not judged", file=sys.stderr)
+        return Exit.INTERRUPTED
     result = judge(doc, run, bars, stale=stale, run_label=label, chunk_text=chunk_text)
     if note:
         result.notes.append(note)

@@ -6,17 +6,16 @@ import sys
 
 import orjson
 
-from ..core.gate import check_writable, write_report
-from ..core.rundiff import diff_runs, load_run, render_markdown, render_text
+from ..core.reports import write_report
+from ..core.rundiff import diff_runs, render_markdown, render_text
+from ..core.runfile import read_run
+from .outputs import guard_outputs
 
 
 def main(args) -> int:
-    if args.markdown:
-        check_writable(args.markdown, "--markdown")
-    if args.json:
-        check_writable(args.json, "--json")
-    a = load_run(args.run_a)
-    b = load_run(args.run_b)
+    guard_outputs({"--markdown": args.markdown, "--json": args.json}, [args.run_a, args.run_b])
+    a = read_run(args.run_a)
+    b = read_run(args.run_b)
     d = diff_runs(a, b)
     sys.stdout.write(render_text(d))
     if args.markdown:

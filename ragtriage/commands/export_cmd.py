@@ -8,7 +8,9 @@ from pathlib import Path
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
 from ..core.exchange import export_testset, export_trec_run
-from ..core.gate import check_writable, write_report
+from ..core.reports import write_report
+from ..core.runfile import read_run
+from .outputs import guard_outputs, testset_inputs
 
 
 def run_path_for(qrels_path: str) -> Path:
@@ -17,30 +19,42 @@ def run_path_for(qrels_path: str) -> Path:
     return p.with_suffix(".run") if p.suffix == ".qrels" else p.with_name(p.name + ".run")
 
 
-def main(args) -> int:
-    if args.output:
-        check_writable(args.output, "-o")
-    if args.run and args.format != "trec":
+def _refuse_conflicts(args) -> None:
+    if args.run and args.format not in ("trec", "ragas"):
         raise InputError(
-            Problem("--run", None, "only with --format trec (a TREC run file from the run's rankings)")
+            Problem(
+                "--run",
+                None,
+                "only with --format trec (a TREC run file from the run's rankings) "
+                "or ragas (samples with what the system retrieved and answered)",
+            )
         )
-    if args.run and not args.output:
+    if args.run and args.format == "trec" and not args.output:
         raise InputError(
             Problem(
                 "--run", None, "needs -o PATH: the qrels go to PATH and the run beside it (PATH with .run)"
             )
         )
-    doc = TestSetDocument.load(args.testset)
-    run_text = None
-    if args.run:
-        from ..core.rundiff import load_run
 
-        run = load_run(args.run)
+
+def main(args) -> int:
+    _refuse_conflicts(args)
+    outputs = {"-o": args.output}
+    if args.run and args.format == "trec":
+        outputs["-o (its .run beside it)"] = str(run_path_for(args.output))
+    guard_outputs(outputs, [args.testset, args.run])
+    doc = TestSetDocument.load(args.testset)
+    guard_outputs(outputs, testset_inputs(doc))
+    run = None
+    if args.run:
+        run = read_run(args.run)
         known = {c.id for c in doc.cases}
-        run_text = export_trec_run(
-            [r for r in run.cases if r["id"] in known], tag=str(run.meta.get("system") or "ragtriage")
-        )
-    text, notes = export_testset(doc, args.format)
+        run_cases = [r for r in run.cases if r["id"] in known]
+    run_text = None
+    if run is not None and args.format == "trec":
+        run_text = export_trec_run(run_cases, tag=str(run.meta.get("system") or "ragtriage"))
+    by_id = {r["id"]: r for r in run_cases} if run is not None and args.format == "ragas" else None
+    text, notes = export_testset(doc, args.format, run=by_id)
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     if args.output:

@@ -19,6 +19,7 @@ from ..core.exchange import (
     label_from_text,
     read_import,
 )
+from ..core.reports import refuse_input_as_output
 from ..core.text import fingerprint
 
 
@@ -33,6 +34,7 @@ def main(args) -> int:
     if out.suffix.lower() not in (".yaml", ".yml"):
         raise InputError(Problem(str(out), None, "a test set is YAML: name it .yaml"))
     corpus = Path(args.corpus) if args.corpus else None
+    refuse_input_as_output(out, "-o", args.file, corpus)
     if corpus is not None and not corpus.is_file():
         raise InputError(Problem(str(corpus), None, "chunks file not found", field="--corpus"))
     imported = read_import(args.file, args.format, corpus_path=corpus)

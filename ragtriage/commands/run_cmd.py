@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import sys
 import unicodedata
+from collections.abc import Collection
 from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
 
 from ..core.errors import InputError, Problem
+from ..core.reports import refuse_input_as_output
+from .outputs import guard_outputs, system_file, testset_inputs
 
 
 def default_out(testset: str) -> Path:
@@ -37,7 +40,10 @@ def _cut(s: str, n: int) -> str:
 
 
 def table(
-    headers: list[str], rows: list[list[str]], right: set[int] = frozenset(), limits: dict | None = None
+    headers: list[str],
+    rows: list[list[str]],
+    right: Collection[int] = frozenset(),
+    limits: dict | None = None,
 ) -> str:
     limits = limits or {}
     rows = [[_cut(c, limits.get(i, 10**6)) for i, c in enumerate(r)] for r in rows]
@@ -213,11 +219,10 @@ def main(args) -> int:
         jp = Path(args.json)
         if jp.parent and not jp.parent.exists():
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
-        if jp.is_dir():
-            raise InputError(Problem(str(jp), None, "is a folder; give a file name", field="--json"))
-        from ..core.gate import check_writable
-
-        check_writable(jp, "--json")  # not writable: say so now, not after the whole run
+    inputs = [*testset_inputs(doc), system_file(args.system)]
+    # not writable, or one of the inputs: say so now, not after the whole run
+    guard_outputs({"--out": out, "--json": args.json}, inputs)
+    refuse_input_as_output(args.json, "--json", out)
     progress = True  # a bar on a terminal, a few plain lines otherwise
     held: list = []
     run = evaluate(
@@ -246,7 +251,7 @@ def main(args) -> int:
         print(cases_text(run.cases, run.summary["k"]))
     print(f"\nrun file: {out}")
     if args.json:
-        from ..core.gate import write_report
+        from ..core.reports import write_report
 
         write_report(
             args.json,

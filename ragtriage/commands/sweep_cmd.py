@@ -9,6 +9,8 @@ from pathlib import Path
 import orjson
 
 from ..core.errors import InputError, Problem
+from ..core.reports import write_report
+from .outputs import guard_outputs, system_file, testset_inputs
 from .run_cmd import num, run_options, table
 
 
@@ -28,8 +30,7 @@ def main(args) -> int:
         jp = Path(args.json)
         if jp.parent and not jp.parent.exists():
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
-        if jp.is_dir():
-            raise InputError(Problem(str(jp), None, "is a folder; give a file name", field="--json"))
+    guard_outputs({"--json": args.json}, [*testset_inputs(doc), system_file(args.system)])
     if args.dry_run:
         p = plan(doc, args.system, ks, **run_options(args))
         print(
@@ -68,5 +69,7 @@ def main(args) -> int:
     print()
     print(table(headers, rows, right=set(range(len(headers)))))
     if args.json:
-        Path(args.json).write_bytes(orjson.dumps(res, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+        write_report(
+            args.json, orjson.dumps(res, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+        )
     return 0

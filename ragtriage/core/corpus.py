@@ -47,7 +47,7 @@ class Chunk:
     def __eq__(self, other) -> bool:
         return isinstance(other, Chunk) and self.to_dict() == other.to_dict()
 
-    __hash__ = None  # mutable-ish record
+    __hash__ = None  # type: ignore[assignment]  # mutable-ish record: unhashable, as a dataclass(eq=True)
 
 
 def iter_lines(path: Path, on_block=None) -> Iterator[tuple[int, bytes]]:

@@ -371,7 +371,7 @@ def parse_ks(text: str | None, default: int) -> list[int]:
 def parse_thresholds(text: str | None) -> list[float | None]:
     if not text:
         return [None]
-    out = []
+    out: list[float | None] = []
     for part in text.split(","):
         try:
             out.append(float(part))

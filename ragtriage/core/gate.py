@@ -8,7 +8,6 @@ each case's stored ranking at that k, so a bar at another k costs no new call.
 from __future__ import annotations
 
 import math
-import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -16,43 +15,8 @@ from pathlib import Path
 
 from .diagnosis import NOT_SCORED, PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
-from .files import atomic_write
+from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
 from .schema import AT_K_METRICS, parse_metric
-from .secrets import redact
-
-
-def check_writable(path, option: str) -> None:
-    """Fail fast (before a long run) when a report cannot be written to ``path``."""
-    p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(
-            Problem(str(p), None, f"cannot create its folder ({e.strerror})", field=option)
-        ) from None
-    if p.is_dir():
-        raise InputError(Problem(str(p), None, "is a folder; give a file name", field=option))
-    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise InputError(Problem(str(p), None, "not writable", field=option))
-
-
-def write_report(path, text: str) -> None:
-    """Write a report file atomically; append when it is the GitHub step summary
-    (``$GITHUB_STEP_SUMMARY`` collects what every command of the step writes)."""
-    p = Path(path)
-    text = redact(text)  # a server may have echoed a key into an error: never publish it
-    try:
-        summary = os.environ.get("GITHUB_STEP_SUMMARY")
-        if summary and os.path.abspath(summary) == os.path.abspath(p):
-            with open(p, "a", encoding="utf-8") as f:
-                f.write(text)
-            return
-        parent = p.parent if str(p.parent) else Path(".")
-        parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(p, text)
-    except OSError as e:
-        raise InputError(Problem(str(p), None, f"cannot write ({e.strerror or e})")) from None
 
 
 @dataclass(frozen=True)
@@ -183,7 +147,7 @@ class CheckResult:
         """Failing cases (reason not passing and scored), in triage order."""
         order = {r: i for i, r in enumerate(TRIAGE_ORDER)}
         bad = [r for r in self.records if r.get("reason") not in PASSING and r.get("reason") != "unlabelled"]
-        return sorted(bad, key=lambda r: order.get(r.get("reason"), len(order)))
+        return sorted(bad, key=lambda r: order.get(r.get("reason") or "", len(order)))
 
     def to_dict(self) -> dict:
         return {
@@ -543,12 +507,12 @@ def judge(
             notes.append("the run has no summary line (interrupted?): summary recomputed from its cases")
         summary = summarize(records, k)
     results = measure(bars, records, summary, k)
-    deep = [b for b in bars if b.k is not None and b.k > k]
+    deep = [(b, b.k) for b in bars if b.k is not None and b.k > k]
     if deep:
         depth = max((len(r.get("ranking") or ()) for r in records), default=0)
-        if depth < max(b.k for b in deep):
+        if depth < max(bk for _, bk in deep):
             notes.append(
-                f"{', '.join(b.metric for b in deep)}: above the run's k = {k}, measured on the stored "
+                f"{', '.join(b.metric for b, _ in deep)}: above the run's k = {k}, measured on the stored "
                 f"rankings, which are at most {depth} deep (a chunk the system did not return counts as "
                 "not found)"
             )

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
+from typing import Any
 
-from .numbers import find_numbers
+from .numbers import Number, find_numbers
 
 DECLINE = {
     "es": ("no lo sé",),
@@ -130,6 +131,62 @@ def _fmt(n) -> str:
     return n.text
 
 
+def _citations(answer: str) -> tuple[list[str], str]:
+    """The cited chunk ids in order of first citation, and the answer with the citations cut out."""
+    cited: list[str] = []
+    pieces: list[str] = []
+    last = 0
+    for m in CITATION.finditer(answer):
+        pieces.append(answer[last : m.start()])
+        last = m.end()
+        g = m.group(1)
+        for cid in _SPLIT.split(g) if ("," in g or ";" in g) else (g,):
+            if cid and cid not in cited:
+                cited.append(cid)
+    pieces.append(answer[last:])
+    return cited, " ".join(pieces)
+
+
+def _numbers_by_value(
+    cited: Sequence[str], chunk_text: Callable[[str], str | None], language: str | None
+) -> dict[Any, list[Number]]:
+    """The cited chunks' numbers by value, in citation then text order."""
+    by_value: dict[Any, list[Number]] = {}
+    shared = True  # by_value is still one chunk's cached dict (not to be changed)
+    for cid in cited:
+        text = chunk_text(cid)
+        if not text:
+            continue
+        numbers = _source_numbers(text, language)
+        if not by_value:
+            by_value = numbers
+            continue
+        if shared:
+            by_value = {v: list(ns) for v, ns in by_value.items()}
+            shared = False
+        for v, ns in numbers.items():
+            have = by_value.get(v)
+            if have is None:
+                by_value[v] = list(ns)
+            else:
+                have.extend(ns)
+    return by_value
+
+
+def _unsupported_number(wanted: Sequence[Number], by_value: Mapping[Any, list[Number]]) -> str:
+    for n in wanted:
+        same = by_value.get(n.value)
+        if not same:
+            return f"number {_fmt(n)} missing from source"
+        if n.unit is not None and all(s.unit is not None and s.unit != n.unit for s in same):
+            src = same[0]
+            return (
+                f"number {_fmt(n)} missing from source "
+                f"(the source has {src.text} {_unit_word(src.unit)}, not {_unit_word(n.unit)})"
+            )
+    return ""
+
+
 def check_grounding(
     answer: str | None,
     prompt_ids: Sequence[str],
@@ -144,16 +201,7 @@ def check_grounding(
         abstained = is_abstention(answer, decline_phrases(language, decline))
     if abstained:
         return ""
-    cited: list[str] = []
-    pieces: list[str] = []
-    last = 0
-    for m in CITATION.finditer(answer):
-        pieces.append(answer[last : m.start()])
-        last = m.end()
-        g = m.group(1)
-        for cid in _SPLIT.split(g) if ("," in g or ";" in g) else (g,):
-            if cid and cid not in cited:
-                cited.append(cid)
+    cited, body = _citations(answer or "")
     if not cited:
         return "no source"
     for i, cid in enumerate(cited):
@@ -164,40 +212,10 @@ def check_grounding(
             if same is None:
                 return f"source outside prompt: {cid}"
             cited[i] = same
-    pieces.append(answer[last:])
-    body = " ".join(pieces)
     wanted = find_numbers(body, language)
     if not wanted:
         return ""
-    by_value: dict = {}  # the cited chunks' numbers by value, in citation then text order
-    shared = True  # by_value is still one chunk's cached dict (not to be changed)
-    for cid in cited:
-        text = chunk_text(cid)
-        if text:
-            numbers = _source_numbers(text, language)
-            if not by_value:
-                by_value = numbers
-                continue
-            if shared:
-                by_value = {v: list(ns) for v, ns in by_value.items()}
-                shared = False
-            for v, ns in numbers.items():
-                have = by_value.get(v)
-                if have is None:
-                    by_value[v] = list(ns)
-                else:
-                    have.extend(ns)
-    for n in wanted:
-        same = by_value.get(n.value)
-        if not same:
-            return f"number {_fmt(n)} missing from source"
-        if n.unit is not None and all(s.unit is not None and s.unit != n.unit for s in same):
-            src = same[0]
-            return (
-                f"number {_fmt(n)} missing from source "
-                f"(the source has {src.text} {_unit_word(src.unit)}, not {_unit_word(n.unit)})"
-            )
-    return ""
+    return _unsupported_number(wanted, _numbers_by_value(cited, chunk_text, language))
 
 
 def _unit_word(unit: str | None) -> str:
@@ -212,4 +230,4 @@ def _unit_word(unit: str | None) -> str:
         "hour": "hours",
         "minute": "minutes",
         "second": "seconds",
-    }.get(unit, unit or "")
+    }.get(unit or "", unit or "")

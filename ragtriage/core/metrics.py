@@ -54,7 +54,7 @@ def retrieval(ranking: Sequence[str], expected: Sequence[str], k: int, expect: s
     first = min(pos, default=MISSING)
     rank = 0 if first == MISSING else first + 1
     hits = sum(1 for p in pos if p < k)
-    out = {"rank": rank, "hits": hits, "precision": hits / k}
+    out: dict[str, float | None] = {"rank": rank, "hits": hits, "precision": hits / k}
     if not pos:
         out.update(recall=None, rr=None, hit=None)
         return out

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 # ----------------------------------------------------------------------------- words
 
-_UNITS_WORDS = {
+_UNITS_WORDS: dict[str, dict[str, int | None]] = {
     "es": {
         "cero": 0,
         "uno": 1,
@@ -522,6 +522,8 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
     out: list[Number] = []
     new = tuple.__new__
     units = UNITS
+    unit: str | None
+    value: int | Decimal
     for m in pat.finditer(lower):
         digit, sym, after, second = m.groups()
         if sym:
@@ -539,10 +541,10 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
             if tok.isdigit():
                 value = int(tok)  # equal (and hash-equal) to the same Decimal
             else:
-                value = parse_number(tok, language)
-                if value is None:
+                parsed = parse_number(tok, language)
+                if parsed is None:
                     continue
-                value = value.normalize()
+                value = parsed.normalize()
             start = m.start()
             if (
                 unit is None and start

@@ -155,7 +155,7 @@ def read_run(path) -> RunFile:
             break
     if meta is None and not problems:
         problems.append(Problem(name, None, "empty run file (no meta line)"))
-    if problems:
+    if problems or meta is None:
         raise InputError(problems)
     for c in cases:
         c.pop("_line", None)

@@ -224,6 +224,39 @@ def test_deepeval_goldens_from_deepeval_itself(tmp_path):
     assert "`expected_output` → `answer`" in text
 
 
+def test_deepeval_keeps_source_file_beside_comments(tmp_path):
+    p = tmp_path / "goldens.json"
+    golden = {"input": "Refund window?", "comments": "checked by ana", "source_file": "returns.md"}
+    p.write_text(json.dumps([golden]), encoding="utf-8")
+    notes = read_import(p, "deepeval").cases[0]["notes"]
+    assert "checked by ana" in notes and "returns.md" in notes
+
+
+def test_deepeval_own_jsonl_save_is_read(tmp_path):
+    """deepeval's ``save_as(file_type="jsonl")`` writes one golden per line."""
+    p = tmp_path / "goldens.jsonl"
+    lines = [{"input": "Refund window?", "expected_output": "14 days"}, {"input": "Opening hours?"}]
+    p.write_text("".join(json.dumps(g) + "\n" for g in lines), encoding="utf-8")
+    imp = read_import(p, "deepeval")
+    assert [c["question"] for c in imp.cases] == ["Refund window?", "Opening hours?"]
+    assert imp.cases[0]["answer"] == "14 days"
+
+
+def test_deeply_nested_import_is_located_not_a_traceback(tmp_path):
+    p = tmp_path / "deep.jsonl"
+    p.write_text('{"id": "a", "question": "q", "notes": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(InputError) as e:
+        read_import(p, "jsonl")
+    assert "nested too deeply" in str(e.value.problems[0])
+
+
+def test_trec_ids_with_whitespace_stay_one_column():
+    """trec_eval and ir_measures refuse lines with more than 6 (run) or 4 (qrels) columns."""
+    run = export_trec_run([{"id": "q1", "ranking": ["doc a", "doc\tb"]}])
+    assert all(len(line.split()) == 6 for line in run.splitlines())
+    assert run.splitlines()[0].split()[:3] == ["q1", "Q0", "doc_a"]
+
+
 @pytest.mark.parametrize("doc", [TRICKY, load_plain(TESTSETS / "shop-es.yaml")], ids=["tricky", "shop-es"])
 def test_trec_roundtrip_keeps_ids_and_expected(tmp_path, doc):
     imp, text, notes = roundtrip(tmp_path, doc, "trec", suffix="qrels")
@@ -317,7 +350,8 @@ def test_trec_run_keeps_order_and_duplicate_slots():
             2,
             "expect",
         ),
-        ("deepeval", '{"input": "q"}\n', 1, "expected a JSON array"),
+        ("deepeval", '"q"\n', 1, "expected a JSON array"),
+        ("deepeval", '{"input": "q"}\n{"input": ""}\n', 2, "input: is required"),
         ("deepeval", '[{"input": "q"},\n {"input": "r"\n]\n', 3, "not valid JSON"),
         ("trec", "q1 0 d1 1\nq1 d2\n", 2, "expected 4 columns"),
         ("trec", "q1 0 d1 high\n", 1, "relevance 'high' is not a number"),
@@ -430,3 +464,19 @@ def test_guess_language(questions, want):
     from ragtriage.core.exchange import guess_language
 
     assert guess_language(questions) == want
+
+
+def test_exchange_package_names_resolve_and_formats_are_the_clis():
+    """Old import paths keep working through the package, and the CLI offers exactly FORMATS."""
+    import ragtriage.core.exchange as exchange
+    from ragtriage.cli import build_parser
+
+    assert set(exchange.__all__) == {"FORMATS", *exchange._WHERE}
+    for name in exchange.__all__:
+        assert getattr(exchange, name) is not None
+    with pytest.raises(AttributeError):
+        exchange.no_such_name  # noqa: B018
+    subs = next(a for a in build_parser()._actions if a.dest == "command").choices
+    for cmd in ("export", "import"):
+        fmt = next(a for a in subs[cmd]._actions if a.dest == "format")
+        assert tuple(fmt.choices) == exchange.FORMATS

@@ -1,0 +1,85 @@
+"""Pick the format: :func:`export_testset` renders a loaded test set, :func:`read_import`
+reads another tool's file. The formats themselves are one module each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError, Problem
+from ..files import require_regular_file
+from . import FORMATS
+from .common import Imported, PathArg, Reader, TextMatcher, chunk_texts
+from .csv import export_csv, import_csv
+from .deepeval import export_deepeval, import_deepeval
+from .jsonl import export_jsonl, import_jsonl
+from .ragas import export_ragas, import_ragas, run_chunk_ids
+from .trec import export_qrels, import_trec
+
+READERS: dict[str, Reader] = {
+    "jsonl": import_jsonl,
+    "csv": import_csv,
+    "ragas": import_ragas,
+    "deepeval": import_deepeval,
+    "trec": import_trec,
+}
+assert tuple(READERS) == FORMATS
+
+
+def export_testset(
+    doc: Any, fmt: str, corpus_path: PathArg | None = None, run: dict[str, dict[str, Any]] | None = None
+) -> tuple[str, list[str]]:
+    """Render a loaded test set (``doc.cases``, ``doc.labels``, ``doc.corpus_path``) in ``fmt``.
+
+    ``run`` (case id -> run record) is for ``ragas``: the samples then carry what the
+    system retrieved and answered. Returns the text and notes about what the format
+    could not carry."""
+    cases = list(doc.cases)
+    labels = doc.labels or {}
+    if corpus_path is None:
+        corpus_path = getattr(doc, "corpus_path", None)
+    if fmt == "jsonl":
+        return export_jsonl(cases, labels), []
+    if fmt == "csv":
+        return export_csv(cases), ["csv carries no labels (remembered chunk texts); use jsonl to keep them"]
+    if fmt == "trec":
+        return export_qrels(cases)
+    ids = {cid for c in cases for cid in c.expected}
+    if run is not None:
+        ids |= run_chunk_ids(run.values())
+    texts, notes = chunk_texts(ids, labels, corpus_path)
+    if fmt == "ragas":
+        text, more = export_ragas(cases, texts, run)
+    elif fmt == "deepeval":
+        text, more = export_deepeval(cases, texts)
+    else:
+        raise ValueError(f"unknown format {fmt!r}")
+    return text, notes + more
+
+
+def read_import(path: PathArg, fmt: str, corpus_path: PathArg | None = None) -> Imported:
+    """Read ``path`` in ``fmt``; raise :class:`InputError` with every problem, located."""
+    p = Path(path)
+    name = str(path)
+    if not p.exists():
+        raise InputError(Problem(name, None, "file not found"))
+    if p.is_dir():
+        raise InputError(Problem(name, None, "is a folder, not a file"))
+    require_regular_file(p)
+    raw = p.read_bytes()
+    if b"\x00" in raw[:4096]:
+        raise InputError(Problem(name, None, f"not a text file (NUL byte); expected {fmt}"))
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise InputError(Problem(name, line, "not UTF-8 text (save the file as UTF-8)")) from None
+    if fmt not in READERS:
+        raise ValueError(f"unknown format {fmt!r}")
+    problems: list[Problem] = []
+    result = READERS[fmt](text, name, problems, TextMatcher(corpus_path))
+    if not problems and not result.cases:
+        problems.append(Problem(name, None, f"no cases found (is this a {fmt} file?)"))
+    if problems:
+        raise InputError(problems[:50])
+    return result

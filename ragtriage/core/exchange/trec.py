@@ -1,0 +1,125 @@
+"""``trec``: qrels (``qid 0 docid rel``, or BEIR's 3-column TSV) for the test set, and a
+TREC run file (``qid Q0 docid rank score tag``) for a run's rankings."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..errors import Problem
+from ..schema import Case
+from .common import Imported, TextMatcher, dropped, validate
+
+DUPLICATE_PREFIX = "ragtriage:duplicate:"
+QUESTION_PLACEHOLDER = "(question missing: TREC qrels carry none; write it here)"
+
+
+def trec_id(text: object) -> str:
+    """An id as one TREC column: whitespace inside it would split the line into more
+    columns (trec_eval and ir_measures refuse those), so each run of it becomes ``_``."""
+    return re.sub(r"\s+", "_", str(text))
+
+
+def export_qrels(cases: Sequence[Case]) -> tuple[str, list[str]]:
+    """Qrels from the expected chunks (case and chunk ids never hold whitespace: the schema refuses it)."""
+    lines = []
+    for c in cases:
+        for cid in c.expected:
+            lines.append(f"{c.id} 0 {cid} 1")
+    checks = {
+        "unanswerable cases": lambda c: c.unanswerable,
+        "unlabelled cases": lambda c: c.unlabelled,
+        "questions": lambda c: True,
+    }
+    return "".join(line + "\n" for line in lines), dropped("TREC qrels", cases, checks)
+
+
+def export_trec_run(run_cases: Iterable[Mapping[str, Any]], tag: str = "ragtriage") -> str:
+    """A TREC run file (``qid Q0 docid rank score tag``) from a run's case records.
+
+    trec_eval re-sorts by score; the scores written are the rank reversed
+    (depth, depth-1, …, 1), so its order is the order ragtriage scored. A chunk
+    repeated in a ranking counts once, at its first position, and the later slot
+    keeps its place: it is written as a never-relevant placeholder id. A ranked id
+    with whitespace (a system may return one; no test set holds one) is written
+    with ``_`` (:func:`trec_id`): it matches no qrel, as it matched no expected chunk."""
+    tag = re.sub(r"\s+", "_", tag) or "ragtriage"
+    lines = []
+    for rec in run_cases:
+        qid = trec_id(rec.get("id"))
+        ranking = rec.get("ranking") or []
+        seen = set()
+        depth = len(ranking)
+        for i, docid in enumerate(ranking):
+            if docid in seen:
+                docid = f"{DUPLICATE_PREFIX}{i + 1}"
+            seen.add(docid)
+            lines.append(f"{qid} Q0 {trec_id(docid)} {i + 1} {depth - i} {tag}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _grade(text: str) -> float | None:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def import_trec(text: str, name: str, problems: list[Problem], matcher: TextMatcher) -> Imported:
+    res = Imported()
+    rel: dict[str, list[str]] = {}  # in file order
+    first_line: dict[str, int] = {}
+    zero = 0
+    for lineno, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        if len(parts) == 3:  # BEIR-style TSV: query-id corpus-id score (with a header)
+            if lineno == 1 or parts[2].lower() == "score":
+                continue
+            qid, docid, grade = parts
+        elif len(parts) == 4:
+            qid, _iteration, docid, grade = parts
+        else:
+            problems.append(
+                Problem(
+                    name,
+                    lineno,
+                    f"expected 4 columns `qid 0 docid relevance` (or 3: qid docid relevance), got {len(parts)}",
+                )
+            )
+            continue
+        g = _grade(grade)
+        if g is None:
+            problems.append(Problem(name, lineno, f"relevance {grade!r} is not a number", field="relevance"))
+            continue
+        if qid not in rel:
+            rel[qid] = []
+            first_line[qid] = lineno
+        if g <= 0:
+            zero += 1
+        elif docid not in rel[qid]:
+            rel[qid].append(docid)
+    unans = 0
+    for qid, expected in rel.items():
+        fields: dict[str, Any] = {"id": qid, "question": QUESTION_PLACEHOLDER, "expected": expected}
+        if not expected:
+            fields["unanswerable"] = True  # judged, and nothing relevant
+            unans += 1
+        case = validate(fields, name, first_line[qid], problems)
+        if case is not None:
+            res.cases.append(case)
+    if res.cases:
+        res.notes.append(
+            f"questions: TREC qrels carry none; {len(res.cases)} case(s) got a placeholder question to fill in"
+        )
+    if zero:
+        res.notes.append(f"{zero} judgement(s) with relevance 0: not expected chunks")
+    if unans:
+        res.notes.append(f"{unans} query id(s) with only non-relevant judgements: imported as unanswerable")
+    return res
