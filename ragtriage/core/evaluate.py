@@ -506,6 +506,15 @@ def sweep(
         retriever=options.get("retriever"),
         api_key_env=options.get("api_key_env", "OPENAI_API_KEY"),
     )
+    judge_ = open_judge(
+        doc,
+        options.get("judge"),
+        key_env=options.get("judge_key_env") or "OPENAI_API_KEY",
+        timeout=options.get("timeout", 60.0),
+        retries=options.get("retries", 2),
+        concurrency=options.get("concurrency", 8),
+    )
+    by_id = {c.id: c for c in doc.cases}
     builtin = sys_.spec == "builtin"
     fixed = hasattr(sys_, "results")
     has_scores = any(r.get("scores") for r in base.cases)
@@ -571,10 +580,16 @@ def sweep(
                 ret.pop("precision", None)
             row = {"k": k, "threshold": t, **ret}
             if recs is not None:
+                if judge_ is not None and (run_k is None or recs is not run_k.cases):
+                    judge_.judge_records(
+                        recs, by_id, ctx.chunk_text, settings.language, k
+                    )  # cached answers cost nothing
                 s = summarize(recs, k)
                 row.update(
                     supported=s["supported"], correct=s["accuracy"], tokens=s["tokens"], reasons=s["reasons"]
                 )
+                if judge_ is not None:
+                    row.update(judge_supported=s.get("judge_supported"), judge_correct=s.get("judge_correct"))
             else:
                 row.update(supported=None, correct=None, tokens=None, reasons=None)
             rows.append(row)

@@ -48,11 +48,11 @@ class Ask:
 def parse_spec(spec: str, where: str = "--judge") -> tuple[str, str]:
     """``openai:BASE_URL#MODEL`` -> (base URL without a trailing /, model)."""
     target = spec.strip()
-    if target.startswith("openai:"):
-        base, sep, model = target[len("openai:") :].partition("#")
-        if sep and base.startswith(("http://", "https://")) and model.strip():
-            secrets.register_url(base)
-            return base.rstrip("/"), model.strip()
+    rest = target[len("openai:") :] if target.startswith("openai:") else target
+    base, sep, model = rest.partition("#")
+    secrets.register_url(base)  # a key in the URL is a secret even when the spec is wrong
+    if target.startswith("openai:") and sep and base.startswith(("http://", "https://")) and model.strip():
+        return base.rstrip("/"), model.strip()
     raise InputError(
         Problem(
             where,
