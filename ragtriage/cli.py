@@ -43,6 +43,10 @@ EXAMPLES = {
     "diff": "  ragtriage diff runs/before.jsonl runs/after.jsonl\n  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md",
     "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels",
     "import": "  ragtriage import goldens.json --format deepeval -o testsets/imported.yaml",
+    "judge": (
+        "  ragtriage run testsets/shop-es.yaml --judge openai:http://127.0.0.1:8080/v1#qwen2.5 --out run.jsonl\n"
+        "  ragtriage judge testsets/shop-es.yaml --run run.jsonl --json calibration.json"
+    ),
 }
 
 
@@ -102,6 +106,18 @@ def add_run_options(
     )
     p.add_argument(
         "--dry-run", action="store_true", help="say how many calls and about how many prompt tokens, and stop"
+    )
+    p.add_argument(
+        "--judge",
+        default=None,
+        metavar="SPEC",
+        help="openai:BASE_URL#MODEL: a second model judges every answer (default: the test set's judge:)",
+    )
+    p.add_argument(
+        "--judge-key-env",
+        default="OPENAI_API_KEY",
+        metavar="VAR",
+        help="environment variable holding the judge's API key (default OPENAI_API_KEY)",
     )
 
 
@@ -168,6 +184,18 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(s, k_help="values of k: 1-4 or 1,3,5 (a single K means 1 to K)", k_type=str)
     s.add_argument("--threshold", default=None, metavar="T[,T...]", help="score thresholds to try")
     s.add_argument("--json", metavar="PATH", help="write the rows as JSON")
+
+    s = _sub(subs, "judge", "how far the run's judge agrees with your grades: n, agreement, Cohen's kappa")
+    s.add_argument("testset", metavar="TESTSET")
+    s.add_argument("--run", required=True, metavar="RUN", help="a run made with --judge")
+    s.add_argument(
+        "--grades",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="more grades files, merged with <testset stem>.grades.jsonl (repeatable)",
+    )
+    s.add_argument("--json", metavar="PATH", help="write the report as JSON")
 
     s = _sub(subs, "diff", "compare two runs: fixed, regressed and changed cases, metric deltas")
     s.add_argument("run_a", metavar="RUN_A")

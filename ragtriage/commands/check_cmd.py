@@ -14,7 +14,9 @@ from ..core.errors import InputError, Problem
 from ..core.gate import collect_bars, judge, render_junit, render_markdown, render_text
 from ..core.reports import write_report
 from ..core.runfile import read_run
+from ..core.schema import JUDGE_THRESHOLDS
 from .outputs import guard_outputs, system_file, testset_inputs
+from .run_cmd import dry_run_judge
 
 
 def _stale_entries(doc) -> tuple[list, str | None]:
@@ -44,6 +46,8 @@ def _make_run(args, doc):
         retriever=args.retriever,
         api_key_env=args.api_key_env,
         progress=sys.stderr.isatty(),
+        judge=args.judge,
+        judge_key_env=args.judge_key_env,
     )
 
 
@@ -52,14 +56,74 @@ def _dry_run(args, doc) -> int:
 
     k = args.k or doc.settings.k
     p = plan(
-        doc, args.system, [k], timeout=args.timeout, retriever=args.retriever, api_key_env=args.api_key_env
+        doc,
+        args.system,
+        [k],
+        timeout=args.timeout,
+        retriever=args.retriever,
+        api_key_env=args.api_key_env,
+        judge=args.judge,
+        judge_key_env=args.judge_key_env,
     )
     where = "external calls" if p["external"] else "local answers"
     print(
         f"dry run: {p['cases']} cases through {p['system']} at k={k}: {p['calls']} {where}, "
-        f"about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
+        f"about {p['tokens']} prompt tokens (characters / 4); nothing was spent" + dry_run_judge(p)
     )
     return 0
+
+
+def _few_grades_first(doc, judge_bars, min_grades: int) -> None:
+    """Refuse up front when there are fewer graded answers than the bar needs at all."""
+    from ..core.judge import grades_path, latest, read_grades
+
+    graded = len({case for case, _ in latest(read_grades([grades_path(doc.path)])[0])})
+    if graded < min_grades:
+        raise InputError(
+            [
+                Problem(
+                    "--min" if b.source == "--min" else str(doc.path),
+                    None,
+                    f"{b.metric}: refused: {graded} graded case(s) in {grades_path(doc.path).name}; a bar "
+                    f"on a judge metric needs the judge's κ on ≥ {min_grades} (grade answers with g in triage)",
+                )
+                for b in judge_bars
+            ]
+        )
+
+
+def _judge_bars(doc, bars) -> tuple[list, float, int]:
+    """The bars on a judge metric, and the judge's thresholds (judge.md)."""
+    from ..core.judge import JUDGE_METRICS, thresholds
+
+    kappa, n = thresholds(doc.settings.gates, doc.settings)
+    return [b for b in bars if b.name in JUDGE_METRICS], kappa, n
+
+
+def _refuse_unproven_judge(doc, run, judge_bars, min_kappa: float, min_grades: int) -> None:
+    """Exit 2 unless the judge behind every judge bar agrees with the grades well enough."""
+    from ..core.judge import calibrate, grades_path, latest, read_grades, refuse_unproven
+
+    if judge_bars and not any("judge" in r for r in run.cases):
+        raise InputError(
+            [
+                Problem(
+                    "--min" if b.source == "--min" else str(doc.path),
+                    None,
+                    f"{b.metric}: the run has no judge verdicts (run with --judge openai:BASE_URL#MODEL "
+                    "or set judge: in the test set)",
+                )
+                for b in judge_bars
+            ]
+        )
+    grades, warnings = read_grades([grades_path(doc.path)])
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    report = calibrate(run.cases, latest(grades))
+    for b in judge_bars:
+        refuse_unproven(
+            [b.name], report, min_kappa, min_grades, "--min" if b.source == "--min" else str(doc.path)
+        )
 
 
 def _refuse_conflicts(args) -> None:
@@ -115,15 +179,22 @@ def main(args) -> int:
     guard_outputs(outputs, [args.testset, args.run, system_file(args.system)])
     doc = TestSetDocument.load(args.testset)
     guard_outputs(outputs, testset_inputs(doc))
-    bars = collect_bars(doc.settings.gates, args.min)
+    bars = collect_bars(
+        {key: v for key, v in doc.settings.gates.items() if key not in JUDGE_THRESHOLDS}, args.min
+    )
+    judge_bars, min_kappa, min_grades = _judge_bars(doc, bars)
     _refuse_conflicts(args)
     if args.dry_run:
         return _dry_run(args, doc)
+    if judge_bars and not args.run:
+        _few_grades_first(doc, judge_bars, min_grades)  # before spending on a run the bar cannot use
     stale, note = _stale_entries(doc)
     run, label, chunk_text = _the_run(args, doc)
     if run is None:
         print("interrupted: the check was not judged", file=sys.stderr)
         return Exit.INTERRUPTED
+    if judge_bars:
+        _refuse_unproven_judge(doc, run, judge_bars, min_kappa, min_grades)
     result = judge(doc, run, bars, stale=stale, run_label=label, chunk_text=chunk_text)
     if note:
         result.notes.append(note)

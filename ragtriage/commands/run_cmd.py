@@ -153,6 +153,33 @@ def run_options(args) -> dict:
         retries=args.retries,
         retriever=args.retriever,
         api_key_env=args.api_key_env,
+        judge=getattr(args, "judge", None),
+        judge_key_env=getattr(args, "judge_key_env", "OPENAI_API_KEY"),
+    )
+
+
+def judge_text(s: dict, records: list[dict]) -> str:
+    """The judge's line under the summary (judge.md), or "" without a judge."""
+    if "judge_calls" not in s:
+        return ""
+    from ..core.judge import disagreements
+
+    n = sum(1 for r in records if disagreements(r))
+    errors = sum(1 for r in records if "error" in (r.get("judge") or {}))
+    return (
+        f"judge: supported {num(s['judge_supported'])} · correct {num(s['judge_correct'])} · "
+        f"{s['judge_calls']} calls · {s['judge_tokens']} tokens"
+        + (f" · {errors} verdict errors" if errors else "")
+        + f" · {n} disagree with the deterministic result (triage: judge disagrees)"
+    )
+
+
+def dry_run_judge(p: dict) -> str:
+    if "judge" not in p:
+        return ""
+    return (
+        f"\njudge {p['judge']}: at most {p['judge_calls']} calls (fewer when cached or abstained), "
+        f"about {p['judge_tokens']} tokens"
     )
 
 
@@ -210,6 +237,7 @@ def main(args) -> int:
         print(
             f"dry run: {p['cases']} cases through {p['system']} at k={args.k or doc.settings.k}: "
             f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
+            + dry_run_judge(p)
         )
         return 0
     if args.resume and not args.out:
@@ -246,6 +274,8 @@ def main(args) -> int:
         )
         return 130
     print(summary_text(run.summary, run.meta))
+    if "judge_calls" in run.summary:
+        print(judge_text(run.summary, run.cases))
     if not args.quiet:
         print()
         print(cases_text(run.cases, run.summary["k"]))

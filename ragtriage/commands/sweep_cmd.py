@@ -11,7 +11,7 @@ import orjson
 from ..core.errors import InputError, Problem
 from ..core.reports import write_report
 from .outputs import guard_outputs, system_file, testset_inputs
-from .run_cmd import num, run_options, table
+from .run_cmd import dry_run_judge, num, run_options, table
 
 
 def main(args) -> int:
@@ -36,6 +36,7 @@ def main(args) -> int:
         print(
             f"dry run: {p['cases']} cases through {p['system']} at k={','.join(map(str, ks))}: "
             f"at most {p['calls']} calls, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
+            + dry_run_judge(p)
         )
         print(
             table(
@@ -47,6 +48,7 @@ def main(args) -> int:
         return 0
     res = sweep(doc, args.system, ks, thresholds, progress=True, **run_options(args))
     show_t = any(t is not None for t in thresholds)
+    judged = any("judge_supported" in r for r in res["rows"])
     rows = []
     prev: dict = {}  # threshold -> tokens of the previous k, to show what one more chunk costs
     for r in res["rows"]:
@@ -59,11 +61,14 @@ def main(args) -> int:
         if show_t:
             cells.append("—" if r["threshold"] is None else f"{r['threshold']:g}")
         cells += [num(r["hit"]), num(r["recall"]), num(r["mrr"]), num(r["supported"]), num(r["correct"]), tok]
+        if judged:
+            cells += [num(r.get("judge_supported")), num(r.get("judge_correct"))]
         rows.append(cells)
     headers = (
         ["k"]
         + (["threshold"] if show_t else [])
         + ["hit", "recall", "mrr", "supported", "correct", "prompt tokens"]
+        + (["judge supported", "judge correct"] if judged else [])
     )
     print(f"{res['testset']} · {res['system']} · {res['n']} cases · {res['calls']} calls")
     print()

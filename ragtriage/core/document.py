@@ -433,7 +433,17 @@ class TestSetDocument:
 
         # settings
         raw = {}
-        for key in ("version", "corpus", "language", "decline", "k", "gates"):
+        for key in (
+            "version",
+            "corpus",
+            "language",
+            "decline",
+            "k",
+            "gates",
+            "judge",
+            "judge_kappa",
+            "judge_min_grades",
+        ):
             if key in nodes:
                 kn, vn = nodes[key]
                 val, err = self._plain_data(vn, key)

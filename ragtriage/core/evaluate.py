@@ -95,6 +95,8 @@ def evaluate(
     ids=None,
     on_record=None,
     retain: list | None = None,
+    judge: str | None = None,
+    judge_key_env: str = "OPENAI_API_KEY",
 ) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
@@ -106,7 +108,10 @@ def evaluate(
     ``ids`` limits the run to those case ids; ``on_record(record)`` is called as
     each case finishes (e.g. to stream rows into a table). With ``retain`` (a list)
     the objects made for the run (the system with its answers, the corpus) are
-    appended to it rather than dropped, for a caller that keeps them until exit."""
+    appended to it rather than dropped, for a caller that keeps them until exit.
+    ``judge`` (``openai:BASE_URL#MODEL``, default the test set's ``judge:``) asks a
+    second model about every answered case once the run is done (judge.md);
+    its key is read from ``judge_key_env``."""
     import gc
 
     was = gc.isenabled()
@@ -130,6 +135,8 @@ def evaluate(
             ids=ids,
             on_record=on_record,
             retain=retain,
+            judge=judge,
+            judge_key_env=judge_key_env,
         )
     finally:
         if was:
@@ -155,6 +162,8 @@ def _evaluate(
     ids,
     on_record,
     retain=None,
+    judge=None,
+    judge_key_env="OPENAI_API_KEY",
 ) -> Run:
     from .runner import Progress
 
@@ -166,6 +175,9 @@ def _evaluate(
         raise InputError(Problem("--timeout", None, "must be more than 0 seconds"))
     if retries < 0:
         raise InputError(Problem("--retries", None, "must be 0 or more"))
+    judge_ = open_judge(
+        doc, judge, key_env=judge_key_env, timeout=timeout, retries=retries, concurrency=concurrency
+    )
     ctx, sys_ = open_system(
         doc,
         system,
@@ -193,6 +205,8 @@ def _evaluate(
         version=_version(),
         corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None,
     )
+    if judge_ is not None:
+        meta["judge"] = judge_.spec
     records: dict[str, dict] = {}
     keep: list[dict] | None = None
     if resume:
@@ -286,13 +300,47 @@ def _evaluate(
             ordered = list(records.values())  # finished in test-set order (a local system): nothing to sort
         else:
             ordered = sorted(records.values(), key=lambda r: order[r["id"]])
+        if judge_ is not None and not interrupted:
+            cases_by_id = {c.id: c for c in cases}
+            left = judge_.judge_records(ordered, cases_by_id, chunk_text, settings.language, k, cancel)
+            interrupted = bool(left)
         summary = summarize(ordered, k)
         if writer is not None and not interrupted:
-            writer.write_summary(summary)
+            if judge_ is not None:
+                writer.close()
+                write_run(out, meta, ordered, summary)  # the verdicts join the streamed lines, atomically
+            else:
+                writer.write_summary(summary)
     finally:
         if writer is not None:
             writer.close()
     return Run(summary, ordered, meta, Path(out) if out is not None else None, interrupted, warnings, asked)
+
+
+def write_run(path, meta: dict, records: list[dict], summary: dict) -> None:
+    """The whole run file at once, atomically (after the judge added its verdicts)."""
+    import orjson
+
+    from .files import atomic_write
+
+    nl = orjson.OPT_APPEND_NEWLINE
+    parts = [orjson.dumps(meta, option=nl)]
+    parts += [orjson.dumps(r, option=nl | orjson.OPT_SERIALIZE_NUMPY) for r in records]
+    parts.append(orjson.dumps({"type": "summary", **summary}, option=nl))
+    atomic_write(path, b"".join(parts))
+
+
+def open_judge(doc, spec: str | None, *, key_env: str = "OPENAI_API_KEY", **options):
+    """The judge named by ``spec`` (else the test set's ``judge:``), or None."""
+    where = "--judge"
+    if spec is None:
+        spec = getattr(doc.settings, "judge", None)
+        where = f"{getattr(doc, 'path', 'test set')}: judge"
+    if not spec:
+        return None
+    from .judge import Judge
+
+    return Judge(spec, api_key_env=key_env or "OPENAI_API_KEY", where=where, **options)
 
 
 def estimate_tokens(ctx: Context, sys_, case, k: int) -> int:
@@ -329,11 +377,20 @@ def plan(testset, system: str = "builtin", ks=None, **options) -> dict:
         api_key_env=options.get("api_key_env"),
     )
     external = not hasattr(sys_, "ask_sync")
+    judge_ = open_judge(doc, options.get("judge"), key_env=options.get("judge_key_env") or "OPENAI_API_KEY")
     rows = []
     for k in ks:
-        tokens = sum(estimate_tokens(ctx, sys_, c, k) for c in doc.cases)
-        rows.append({"k": k, "calls": len(doc.cases), "tokens": tokens})
-    return {
+        per_case = [estimate_tokens(ctx, sys_, c, k) for c in doc.cases]
+        row = {"k": k, "calls": len(doc.cases), "tokens": sum(per_case)}
+        if judge_ is not None:
+            from .judge.client import estimate_case
+
+            row["judge_calls"] = len(doc.cases)  # at most: abstentions are not judged
+            row["judge_tokens"] = sum(
+                estimate_case(c, t, doc.settings.language) for c, t in zip(doc.cases, per_case)
+            )
+        rows.append(row)
+    out = {
         "system": sys_.spec,
         "cases": len(doc.cases),
         "external": external,
@@ -341,6 +398,11 @@ def plan(testset, system: str = "builtin", ks=None, **options) -> dict:
         "tokens": sum(r["tokens"] for r in rows),
         "rows": rows,
     }
+    if judge_ is not None:
+        out["judge"] = judge_.spec
+        out["judge_calls"] = sum(r["judge_calls"] for r in rows)
+        out["judge_tokens"] = sum(r["judge_tokens"] for r in rows)
+    return out
 
 
 def parse_ks(text: str | None, default: int) -> list[int]:
@@ -444,6 +506,15 @@ def sweep(
         retriever=options.get("retriever"),
         api_key_env=options.get("api_key_env", "OPENAI_API_KEY"),
     )
+    judge_ = open_judge(
+        doc,
+        options.get("judge"),
+        key_env=options.get("judge_key_env") or "OPENAI_API_KEY",
+        timeout=options.get("timeout", 60.0),
+        retries=options.get("retries", 2),
+        concurrency=options.get("concurrency", 8),
+    )
+    by_id = {c.id: c for c in doc.cases}
     builtin = sys_.spec == "builtin"
     fixed = hasattr(sys_, "results")
     has_scores = any(r.get("scores") for r in base.cases)
@@ -509,10 +580,16 @@ def sweep(
                 ret.pop("precision", None)
             row = {"k": k, "threshold": t, **ret}
             if recs is not None:
+                if judge_ is not None and (run_k is None or recs is not run_k.cases):
+                    judge_.judge_records(
+                        recs, by_id, ctx.chunk_text, settings.language, k
+                    )  # cached answers cost nothing
                 s = summarize(recs, k)
                 row.update(
                     supported=s["supported"], correct=s["accuracy"], tokens=s["tokens"], reasons=s["reasons"]
                 )
+                if judge_ is not None:
+                    row.update(judge_supported=s.get("judge_supported"), judge_correct=s.get("judge_correct"))
             else:
                 row.update(supported=None, correct=None, tokens=None, reasons=None)
             rows.append(row)

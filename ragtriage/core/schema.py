@@ -23,7 +23,19 @@ CASE_FIELDS = (
     "tags",
     "notes",
 )
-TOP_KEYS = ("version", "corpus", "language", "decline", "k", "gates", "cases", "labels")
+TOP_KEYS = (
+    "version",
+    "corpus",
+    "language",
+    "decline",
+    "k",
+    "gates",
+    "judge",
+    "judge_kappa",
+    "judge_min_grades",
+    "cases",
+    "labels",
+)
 LABEL_FIELDS = ("sha", "text", "doc", "start", "end", "when", "corpus")
 SUMMARY_METRICS = (
     "hit",
@@ -37,6 +49,8 @@ SUMMARY_METRICS = (
     "unknown_abstention",
 )
 AT_K_METRICS = ("hit", "recall", "precision", "mrr")
+JUDGE_METRICS = ("judge_supported", "judge_correct")  # judge.md: a bar on these needs a proven judge
+JUDGE_THRESHOLDS = ("judge_kappa", "judge_min_grades")  # in gates: thresholds of the judge, not bars
 _WS = re.compile(r"\s")
 _GATE = re.compile(r"^([a-z_]+)(?:@([1-9][0-9]*))?$")
 
@@ -139,6 +153,23 @@ class Settings(BaseModel):
     decline: tuple[str, ...] | None = None
     k: int = 3
     gates: dict[str, float] = {}
+    judge: str | None = None  # openai:BASE_URL#MODEL, as --judge (judge.md)
+    judge_kappa: float | None = None
+    judge_min_grades: int | None = None
+
+    @field_validator("judge_kappa")
+    @classmethod
+    def _judge_kappa(cls, v: float | None) -> float | None:
+        if v is not None and not -1.0 <= v <= 1.0:
+            raise ValueError(f"{v} must be between -1 and 1 (a Cohen's kappa)")
+        return v
+
+    @field_validator("judge_min_grades")
+    @classmethod
+    def _judge_min_grades(cls, v: int | None) -> int | None:
+        if v is not None and v < 0:
+            raise ValueError("must be 0 or more (a count of graded cases)")
+        return v
 
     @field_validator("k")
     @classmethod
@@ -158,6 +189,14 @@ class Settings(BaseModel):
     @classmethod
     def _gates(cls, v: dict[str, float]) -> dict[str, float]:
         for key, bar in v.items():
+            if key == "judge_kappa":
+                if not -1.0 <= bar <= 1.0:
+                    raise ValueError(f"judge_kappa: {bar} must be between -1 and 1 (a Cohen's kappa)")
+                continue
+            if key == "judge_min_grades":
+                if bar < 0 or bar != int(bar):
+                    raise ValueError(f"judge_min_grades: {bar} must be a whole number of 0 or more")
+                continue
             parse_metric(key)
             if not 0.0 <= bar <= 1.0:
                 raise ValueError(f"{key}: bar {bar} must be between 0 and 1")
@@ -167,11 +206,11 @@ class Settings(BaseModel):
 def parse_metric(key: str) -> tuple[str, int | None]:
     """``'hit@3'`` -> ``('hit', 3)``; ``'accuracy'`` -> ``('accuracy', None)``."""
     m = _GATE.match(key)
-    if not m or m.group(1) not in SUMMARY_METRICS:
+    if not m or m.group(1) not in SUMMARY_METRICS + JUDGE_METRICS:
         import difflib
 
         base = key.split("@")[0]
-        close = difflib.get_close_matches(base, SUMMARY_METRICS, n=1)
+        close = difflib.get_close_matches(base, SUMMARY_METRICS + JUDGE_METRICS, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else f" (one of: {', '.join(SUMMARY_METRICS)})"
         raise ValueError(f"unknown metric {key!r}{hint}")
     name, k = m.group(1), m.group(2)

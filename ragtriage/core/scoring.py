@@ -175,6 +175,8 @@ def make_record(case, result: dict, k: int, chunk_text_lookup, settings) -> dict
             rec["extra"] = extra
         elif "extra" in result:
             rec["extra"] = result["extra"]
+    if "judge" in result and "reason" in result:  # a stored verdict (judge.md) survives a rescore
+        rec["judge"] = result["judge"]
     return _score(case, result, k, chunk_text_lookup, settings, rec, verdict)
 
 

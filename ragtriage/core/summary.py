@@ -38,7 +38,17 @@ def _ratio(num: float, den: int) -> float | None:
 
 
 def summarize(case_records: Iterable[dict], k: int) -> dict:
-    """Exactly the keys of formats.md §5."""
+    """Exactly the keys of formats.md §5 (and judge.md's ``judge_*`` keys when a case has a verdict)."""
+    case_records = case_records if isinstance(case_records, list) else list(case_records)
+    out = _summarize(case_records, k)
+    if any("judge" in r for r in case_records):
+        from .judge import judge_summary
+
+        out.update(judge_summary(case_records) or {})
+    return out
+
+
+def _summarize(case_records: list[dict], k: int) -> dict:
     n = unlabelled = errors = 0
     answerable = answered = scored = unanswerable = 0
     hits = 0

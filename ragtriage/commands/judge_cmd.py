@@ -1,0 +1,105 @@
+"""``ragtriage judge TESTSET --run RUN``: how far the run's judge agrees with the
+expert's grades — n, agreement, Cohen's κ and the confusion matrix for
+``supported`` and ``correct``, the grounding check's κ beside them, per
+language where the test set mixes them (judge.md)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import orjson
+
+from ..core.errors import InputError, Problem
+from .run_cmd import num, table
+
+QUESTIONS = (
+    ("supported", "judge: supported"),
+    ("correct", "judge: correct"),
+    ("grounding", "grounding check"),
+)
+
+
+def languages(doc) -> dict[str, str]:
+    """Case id -> language: a ``lang:xx`` tag, else the test set's language."""
+    base = doc.settings.language
+    out = {}
+    for c in doc.cases:
+        tag = next((t[5:] for t in c.tags if t.startswith("lang:") and len(t) > 5), None)
+        out[c.id] = tag or base
+    return out
+
+
+def _kappa(v: float | None) -> str:
+    return "—" if v is None else f"{v:.2f}"
+
+
+def _rows(report: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for q, label in QUESTIONS:
+        a = report[q]
+        (yy, yn), (ny, nn) = a["confusion"]
+        rows.append(
+            [label, str(a["n"]), num(a["agreement"]), _kappa(a["kappa"]), str(yy), str(yn), str(ny), str(nn)]
+        )
+    return rows
+
+
+HEADERS = ["", "n", "agreement", "κ", "yes/yes", "yes/no", "no/yes", "no/no"]
+
+
+def render(report: dict[str, Any], head: str, min_kappa: float, min_grades: int) -> str:
+    right = set(range(1, len(HEADERS)))
+    out = [head, "", table(HEADERS, _rows(report), right=right)]
+    out.append("(yes/no: the judge (or the check) said yes, the grade said no)")
+    for lang, rep in (report.get("by_language") or {}).items():
+        out += ["", f"language {lang}:", table(HEADERS, _rows(rep), right=right)]
+    out.append("")
+    for q in ("supported", "correct"):
+        a = report[q]
+        ok = a["kappa"] is not None and a["kappa"] + 1e-9 >= min_kappa and a["n"] >= min_grades
+        verdict = "allowed" if ok else "refused"
+        out.append(
+            f"a CI bar on judge_{q}: {verdict} (κ {_kappa(a['kappa'])} on {a['n']} graded; "
+            f"needs κ ≥ {min_kappa:g} on ≥ {min_grades})"
+        )
+    return "\n".join(out)
+
+
+def main(args) -> int:
+    from ..core.document import TestSetDocument
+    from ..core.gate import check_writable, write_report
+    from ..core.judge import calibrate, grades_path, latest, read_grades, thresholds
+    from ..core.runfile import read_run
+
+    if args.json:
+        check_writable(args.json, "--json")
+    doc = TestSetDocument.load(args.testset)
+    run = read_run(args.run)
+    for w in run.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if not any("judge" in r for r in run.cases):
+        raise InputError(
+            Problem(
+                str(args.run),
+                None,
+                "has no judge verdicts: make the run with --judge openai:BASE_URL#MODEL (or judge: in the test set)",
+            )
+        )
+    files = [grades_path(doc.path), *args.grades]
+    grades, warnings = read_grades(files)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    langs = languages(doc)
+    report = calibrate(run.cases, latest(grades), langs)
+    min_kappa, min_grades = thresholds(doc.settings.gates, doc.settings)
+    head = f"{doc.path} · judge {run.meta.get('judge', '?')} · {len(grades)} grade line(s) in " + ", ".join(
+        str(f) for f in files
+    )
+    print(render(report, head, min_kappa, min_grades))
+    if args.json:
+        write_report(
+            args.json, orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+        )
+        print(f"report: {args.json}")
+    return 0

@@ -1,0 +1,87 @@
+"""A second model as judge, measured against the expert's grades (judge.md).
+
+| module | what it holds |
+|---|---|
+| :mod:`.prompts` | the prompt in es, de, nl, en |
+| :mod:`.reply` | reading the JSON verdict |
+| :mod:`.cache` | verdicts by content hash, one append-only file |
+| :mod:`.client` | :class:`Judge`: the calls, retries, tokens |
+| :mod:`.grades` | ``<testset stem>.grades.jsonl``: append, read, merge |
+| :mod:`.calibration` | agreement, Cohen's κ, the CI-bar refusal |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .calibration import JUDGE_METRICS, agreement, calibrate, refuse_unproven, thresholds
+from .client import Judge, judged, parse_spec
+from .grades import Grade, append_grade, grades_path, latest, make_grade, read_grades
+
+__all__ = [
+    "JUDGE_METRICS",
+    "Grade",
+    "Judge",
+    "agreement",
+    "append_grade",
+    "calibrate",
+    "disagreements",
+    "grades_path",
+    "judge_summary",
+    "judged",
+    "latest",
+    "make_grade",
+    "parse_spec",
+    "read_grades",
+    "refuse_unproven",
+    "thresholds",
+]
+
+
+def disagreements(record: Mapping[str, Any]) -> list[str]:
+    """Where the judge's verdict contradicts the deterministic result: ``supported``
+    (the grounding check) and/or ``correct`` (must-contain / reference)."""
+    j = record.get("judge")
+    if not isinstance(j, dict) or "error" in j or record.get("error"):
+        return []
+    out = []
+    if isinstance(j.get("supported"), bool) and j["supported"] != bool(record.get("supported")):
+        out.append("supported")
+    if isinstance(j.get("correct"), bool) and j["correct"] != bool(record.get("correct")):
+        out.append("correct")
+    return out
+
+
+def judge_summary(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """``judge_supported``, ``judge_correct`` (ratios over judged cases), ``judge_calls``
+    (cases that needed a call) and ``judge_tokens``; None when no record has a verdict."""
+    seen = False
+    n_sup = sup = n_cor = cor = calls = tokens = 0
+    for r in records:
+        j = r.get("judge")
+        if not isinstance(j, dict):
+            continue
+        seen = True
+        t = j.get("tokens")
+        if isinstance(t, int) and not isinstance(t, bool):
+            tokens += t
+        if "error" in j:
+            calls += 1
+            continue
+        if not j.get("cached"):
+            calls += 1
+        if isinstance(j.get("supported"), bool):
+            n_sup += 1
+            sup += j["supported"]
+        if isinstance(j.get("correct"), bool):
+            n_cor += 1
+            cor += j["correct"]
+    if not seen:
+        return None
+    return {
+        "judge_supported": sup / n_sup if n_sup else None,
+        "judge_correct": cor / n_cor if n_cor else None,
+        "judge_calls": calls,
+        "judge_tokens": tokens,
+    }

@@ -1,0 +1,125 @@
+"""How far the judge agrees with the expert: n, agreement, Cohen's κ and the
+confusion matrix for each question, and the grounding check's κ beside it.
+
+κ = (p_o − p_e) / (1 − p_e), with p_o the observed agreement and p_e the
+agreement expected by chance from each rater's own yes-rate. κ is ``None``
+when nothing is paired or when p_e = 1 (both raters always said the same one
+word, so agreement says nothing about judgement).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypedDict
+
+from ..errors import InputError, Problem
+from .grades import Grade, grade_for
+
+JUDGE_METRICS = {"judge_supported": "supported", "judge_correct": "correct"}
+DEFAULT_KAPPA = 0.6
+DEFAULT_MIN_GRADES = 30
+
+
+class Agreement(TypedDict):
+    n: int
+    agreement: float | None
+    kappa: float | None
+    confusion: list[list[int]]  # [[judge yes & human yes, judge yes & human no], [judge no & …]]
+
+
+def agreement(pairs: Iterable[tuple[bool, bool]]) -> Agreement:
+    """Agreement of (rater, human) yes/no pairs."""
+    yy = yn = ny = nn = 0
+    for a, h in pairs:
+        if a:
+            if h:
+                yy += 1
+            else:
+                yn += 1
+        elif h:
+            ny += 1
+        else:
+            nn += 1
+    n = yy + yn + ny + nn
+    if n == 0:
+        return {"n": 0, "agreement": None, "kappa": None, "confusion": [[0, 0], [0, 0]]}
+    po = (yy + nn) / n
+    pe = ((yy + yn) / n) * ((yy + ny) / n) + ((ny + nn) / n) * ((yn + nn) / n)
+    kappa = None if abs(1.0 - pe) < 1e-12 else (po - pe) / (1.0 - pe)
+    return {"n": n, "agreement": po, "kappa": kappa, "confusion": [[yy, yn], [ny, nn]]}
+
+
+def _verdict(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    j = record.get("judge")
+    if not isinstance(j, dict) or "error" in j:
+        return None
+    return j
+
+
+def calibrate(
+    records: Sequence[dict],
+    grades: Mapping[tuple[str, str], Grade],
+    languages: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The report of judge.md for a run's records and the winning grades.
+
+    ``languages`` maps case id -> language; when it holds more than one, the
+    report gains ``by_language`` with the same figures per language."""
+    pairs: dict[str, list[tuple[str, bool, bool]]] = {"supported": [], "correct": [], "grounding": []}
+    for rec in records:
+        g = grade_for(rec, grades)
+        if g is None:
+            continue
+        lang = (languages or {}).get(rec["id"], "")
+        j = _verdict(rec)
+        if j is not None:
+            if isinstance(j.get("supported"), bool):
+                pairs["supported"].append((lang, j["supported"], g.supported))
+            if isinstance(j.get("correct"), bool) and g.correct is not None:
+                pairs["correct"].append((lang, j["correct"], g.correct))
+        if isinstance(rec.get("supported"), bool) and not rec.get("error"):
+            pairs["grounding"].append((lang, rec["supported"], g.supported))
+    report: dict[str, Any] = {q: agreement((a, h) for _, a, h in ps) for q, ps in pairs.items()}
+    langs = sorted(set((languages or {}).values()))
+    if len(langs) > 1:
+        report["by_language"] = {
+            lang: {q: agreement((a, h) for la, a, h in ps if la == lang) for q, ps in pairs.items()}
+            for lang in langs
+        }
+    return report
+
+
+def thresholds(gates: Mapping[str, float], settings: Any = None) -> tuple[float, int]:
+    """(judge_kappa, judge_min_grades): from ``gates``, else the settings, else 0.6 and 30."""
+    kappa = gates.get("judge_kappa", getattr(settings, "judge_kappa", None))
+    n = gates.get("judge_min_grades", getattr(settings, "judge_min_grades", None))
+    return (
+        DEFAULT_KAPPA if kappa is None else float(kappa),
+        DEFAULT_MIN_GRADES if n is None else int(n),
+    )
+
+
+def refuse_unproven(
+    metrics: Iterable[str], report: Mapping[str, Any], min_kappa: float, min_grades: int, where: str
+) -> None:
+    """InputError (exit 2) naming every judge metric whose judge is not proven on enough grades."""
+    problems = []
+    for metric in metrics:
+        q = JUDGE_METRICS.get(metric)
+        if q is None:
+            continue
+        a = report[q]
+        kappa = a["kappa"]
+        shown = "unknown" if kappa is None else f"{kappa:.2f}"
+        if a["n"] < min_grades or kappa is None or kappa + 1e-9 < min_kappa:
+            problems.append(
+                Problem(
+                    where,
+                    None,
+                    f"{metric}: refused: the judge's κ on {q} is {shown} on {a['n']} graded case(s); "
+                    f"a bar on a judge metric needs κ ≥ {min_kappa:g} on ≥ {min_grades} "
+                    "(grade more answers with g in triage, see `ragtriage judge`)",
+                )
+            )
+    if problems:
+        raise InputError(problems)

@@ -1,0 +1,183 @@
+"""The expert's grades: ``<testset stem>.grades.jsonl`` beside the test set.
+
+One line per grade (judge.md)::
+
+    {"case": id, "answer_sha": fingerprint of the answer, "prompt_ids": [...],
+     "supported": bool, "correct": bool|null, "by": str, "when": ISO-8601 UTC}
+
+A grade belongs to one answer (``answer_sha``: the fingerprint the labels use
+for chunk texts, over the whole answer); when the system later answers
+otherwise, the old grade no longer applies and is kept for history. The file
+is only ever appended to — one ``write`` of one line — so two people's grades
+merge in git as two sets of added lines (``*.grades.jsonl merge=union`` in
+``.gitattributes`` makes git take both sides). Reading takes several files at
+once; for the same case and answer the latest ``when`` wins, and at equal
+times the later line. Git conflict markers and cut-off lines are skipped with
+a warning, never fatal.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..clock import utc_now
+from ..errors import InputError, Problem
+from ..text import fingerprint
+
+_MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
+
+
+@dataclass(frozen=True)
+class Grade:
+    case: str
+    answer_sha: str
+    prompt_ids: tuple[str, ...]
+    supported: bool
+    correct: bool | None
+    by: str
+    when: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "answer_sha": self.answer_sha,
+            "prompt_ids": list(self.prompt_ids),
+            "supported": self.supported,
+            "correct": self.correct,
+            "by": self.by,
+            "when": self.when,
+        }
+
+
+def grades_path(testset_path: str | os.PathLike[str]) -> Path:
+    """``shop-es.yaml`` -> ``shop-es.grades.jsonl`` in the same folder."""
+    p = Path(testset_path)
+    return p.with_name(p.stem + ".grades.jsonl")
+
+
+def answer_sha(answer: str) -> str:
+    return fingerprint(answer)
+
+
+def default_grader() -> str:
+    try:
+        return os.environ.get("RAGTRIAGE_GRADER") or getpass.getuser()
+    except (KeyError, OSError):  # no user name in this environment
+        return "unknown"
+
+
+def make_grade(
+    record: dict, supported: bool, correct: bool | None, by: str | None = None, when: str | None = None
+) -> Grade:
+    """A grade of the answer in a run-file ``record``."""
+    answer = record.get("answer")
+    if not isinstance(answer, str):
+        raise ValueError(f"case {record.get('id')!r} has no answer to grade")
+    return Grade(
+        case=record["id"],
+        answer_sha=answer_sha(answer),
+        prompt_ids=tuple(record.get("prompt_ids") or ()),
+        supported=bool(supported),
+        correct=correct,
+        by=by or default_grader(),
+        when=when or utc_now(),
+    )
+
+
+def append_grade(path: str | os.PathLike[str], grade: Grade) -> None:
+    """Add one line to the grades file (created when missing); never rewrites it."""
+    p = Path(path)
+    line = orjson.dumps(grade.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+    needs_newline = False
+    if p.exists() and p.stat().st_size:
+        with open(p, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            needs_newline = f.read(1) != b"\n"  # a hand edit without a final newline
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (b"\n" if needs_newline else b"") + line)  # one write: lines never interleave
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise InputError(Problem(str(p), None, f"cannot add the grade ({e.strerror or e})")) from None
+
+
+def _grade(obj: Any) -> Grade | str:
+    """A Grade from one parsed line, or what is wrong with it."""
+    if not isinstance(obj, dict):
+        return "expected a JSON object"
+    case, sha = obj.get("case"), obj.get("answer_sha")
+    if not isinstance(case, str) or not case:
+        return "case: expected the case id"
+    if not isinstance(sha, str) or not sha:
+        return "answer_sha: expected the answer's fingerprint"
+    sup, cor = obj.get("supported"), obj.get("correct")
+    if not isinstance(sup, bool):
+        return "supported: expected true or false"
+    if cor is not None and not isinstance(cor, bool):
+        return "correct: expected true, false or null"
+    ids = obj.get("prompt_ids") or []
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        return "prompt_ids: expected a list of chunk ids"
+    by, when = obj.get("by"), obj.get("when")
+    return Grade(case, sha, tuple(ids), sup, cor, str(by or ""), str(when or ""))
+
+
+def read_grades(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Grade], list[Problem]]:
+    """Every grade of the files (missing files hold none), and warnings for skipped lines."""
+    grades: list[Grade] = []
+    warnings: list[Problem] = []
+    for path in paths:
+        p = Path(path)
+        if not p.is_file():
+            continue
+        for lineno, raw in enumerate(p.read_bytes().splitlines(), 1):
+            if not raw.strip():
+                continue
+            if raw.startswith(_MARKERS):
+                warnings.append(
+                    Problem(
+                        str(p),
+                        lineno,
+                        "git conflict marker skipped (both sides' grades are kept)",
+                        severity="warning",
+                    )
+                )
+                continue
+            try:
+                g = _grade(orjson.loads(raw))
+            except orjson.JSONDecodeError:
+                g = "not valid JSON"
+            if isinstance(g, str):
+                warnings.append(Problem(str(p), lineno, f"grade skipped: {g}", severity="warning"))
+            else:
+                grades.append(g)
+    return grades, warnings
+
+
+def latest(grades: Iterable[Grade]) -> dict[tuple[str, str], Grade]:
+    """(case, answer_sha) -> the grade that wins: latest ``when``, then the later line."""
+    out: dict[tuple[str, str], Grade] = {}
+    for g in grades:
+        key = (g.case, g.answer_sha)
+        old = out.get(key)
+        if old is None or g.when >= old.when:
+            out[key] = g
+    return out
+
+
+def grade_for(record: Mapping[str, Any], table: Mapping[tuple[str, str], Grade]) -> Grade | None:
+    """The grade that applies to the answer in ``record`` (None: not graded, or another answer)."""
+    answer = record.get("answer")
+    if not isinstance(answer, str):
+        return None
+    return table.get((record["id"], answer_sha(answer)))

@@ -1,0 +1,187 @@
+"""`--judge` on run/check/sweep, `ragtriage judge`, and the CI bar on a judge metric
+refused until the judge's κ on enough graded answers is known and high enough."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import orjson
+import pytest
+
+from ragtriage import cli
+from ragtriage.core.judge import append_grade, make_grade
+from tests.conftest import TESTSETS, run_cli
+from tests.judgekit import FakeModel, verdict
+
+KEY = "sk-judge-ECHO-1234"
+# what the scripted judge says per question keyword (supported, correct)
+SAYS = {
+    "oficina": (True, True),
+    "viernes": (False, False),
+    "devolver": (True, True),
+    "efectivo": (True, False),
+}
+
+
+def _script(req):
+    user = req["body"]["messages"][1]["content"]
+    question = next(line for line in user.splitlines() if line.startswith("Pregunta:"))
+    for word, (sup, cor) in SAYS.items():
+        if word in question:
+            return verdict(sup, cor, f"{word}: visto {req['headers'].get('authorization', '')}")
+    return verdict(True, True, "bien")
+
+
+def shop(tmp_path, extra: str = "") -> str:
+    shutil.copy(TESTSETS / "shop-es.chunks.jsonl", tmp_path / "shop-es.chunks.jsonl")
+    text = (TESTSETS / "shop-es.yaml").read_text(encoding="utf-8")
+    start, end = text.index("gates:"), text.index("\ncases:")
+    text = text[:start] + (extra or "gates:\n  hit@3: 0.1\n") + text[end:]
+    (tmp_path / "shop-es.yaml").write_text(text, encoding="utf-8")
+    return str(tmp_path / "shop-es.yaml")
+
+
+@pytest.fixture
+def model(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeModel(_script) as m:
+        yield m
+
+
+def _grade_all(ts: str, run_path, agree: bool = True) -> int:
+    """Grade every judged answer of the run: as the judge said (agree) or the opposite."""
+    n = 0
+    for line in open(run_path, "rb"):
+        rec = orjson.loads(line)
+        j = rec.get("judge")
+        if rec.get("type") != "case" or not j or "error" in j:
+            continue
+        sup = j["supported"] if agree else not j["supported"]
+        append_grade(ts.replace(".yaml", ".grades.jsonl"), make_grade(rec, sup, j["correct"], by="ana"))
+        n += 1
+    return n
+
+
+def test_run_with_judge_prints_its_line_and_never_the_key(tmp_path, model, capsys):
+    ts = shop(tmp_path)
+    out = tmp_path / "run.jsonl"
+    assert cli.main(["run", ts, "--judge", model.spec(), "--out", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "judge: supported" in text and "calls" in text and "disagree" in text
+    data = out.read_text(encoding="utf-8")
+    assert KEY not in data and KEY not in text and "***" in data
+    recs = [json.loads(x) for x in data.splitlines()]
+    assert recs[0]["judge"] == model.spec()
+    judged = [r for r in recs if r.get("type") == "case" and "judge" in r]
+    assert len(judged) == len(model.requests) == 5  # the answered cases
+    assert recs[-1]["judge_calls"] == 5
+
+
+def test_dry_run_says_judge_calls_and_spends_nothing(tmp_path, model, capsys):
+    ts = shop(tmp_path)
+    assert cli.main(["run", ts, "--judge", model.spec(), "--dry-run"]) == 0
+    text = capsys.readouterr().out
+    assert f"judge {model.spec()}: at most 8 calls" in text
+    assert model.requests == []
+
+
+def test_judge_report_and_json(tmp_path, model, capsys):
+    ts = shop(tmp_path)
+    out = tmp_path / "run.jsonl"
+    cli.main(["run", ts, "--judge", model.spec(), "--out", str(out), "--quiet"])
+    assert _grade_all(ts, out) == 5
+    capsys.readouterr()
+    jp = tmp_path / "cal.json"
+    assert cli.main(["judge", ts, "--run", str(out), "--json", str(jp)]) == 0
+    text = capsys.readouterr().out
+    rep = json.loads(jp.read_text())
+    assert set(rep) == {"supported", "correct", "grounding"}
+    sup = rep["supported"]
+    assert sup["n"] == 5 and sup["agreement"] == 1.0
+    assert sup["confusion"][0][1] == sup["confusion"][1][0] == 0
+    # the grounding check said supported for every answer; the grades say one is not
+    assert rep["grounding"]["confusion"] == [[4, 1], [0, 0]]
+    assert "judge: supported" in text and "grounding check" in text
+    assert "a CI bar on judge_supported: refused" in text  # 5 graded < 30
+
+
+def test_judge_report_without_verdicts_is_exit_2(tmp_path, capsys):
+    ts = shop(tmp_path)
+    out = tmp_path / "run.jsonl"
+    cli.main(["run", ts, "--out", str(out), "--quiet"])
+    capsys.readouterr()
+    assert cli.main(["judge", ts, "--run", str(out)]) == 2
+    assert "has no judge verdicts" in capsys.readouterr().err
+
+
+def test_ci_bar_on_judge_refused_then_allowed(tmp_path, model, capsys):
+    ts = shop(tmp_path, "gates:\n  judge_min_grades: 5\n")
+    out = tmp_path / "run.jsonl"
+    cli.main(["run", ts, "--judge", model.spec(), "--out", str(out), "--quiet"])
+    capsys.readouterr()
+    # no grades yet: refused, with κ and n in the message
+    assert cli.main(["check", ts, "--run", str(out), "--min", "judge_supported=0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "judge_supported: refused" in err and "unknown on 0 graded" in err and "κ ≥ 0.6 on ≥ 5" in err
+    # graded, but against the judge every time: judge yes 4 / no 1, grades yes 1 / no 4,
+    # p_o = 0, p_e = 0.8·0.2 + 0.2·0.8 = 0.32, κ = -0.32 / 0.68 = -0.47
+    _grade_all(ts, out, agree=False)
+    assert cli.main(["check", ts, "--run", str(out), "--min", "judge_supported=0.5"]) == 2
+    assert "is -0.47 on 5 graded" in capsys.readouterr().err
+    # later grades of the same answers agree with the judge: the last grade wins, the bar is judged
+    _grade_all(ts, out, agree=True)
+    assert (
+        cli.main(
+            [
+                "check",
+                ts,
+                "--run",
+                str(out),
+                "--min",
+                "judge_supported=0.5",
+                "--json",
+                str(tmp_path / "c.json"),
+            ]
+        )
+        == 0
+    )
+    bars = json.loads((tmp_path / "c.json").read_text())["bars"]
+    assert [b["metric"] for b in bars] == ["judge_supported"] and bars[0]["value"] == 0.8
+    assert cli.main(["check", ts, "--run", str(out), "--min", "judge_supported=0.9"]) == 1  # judged, missed
+
+
+def test_check_makes_a_judged_run_and_refuses_early_without_grades(tmp_path, model, capsys):
+    ts = shop(tmp_path, f"gates:\n  judge_supported: 0.5\njudge: {model.spec()}\n")
+    assert cli.main(["check", ts]) == 2
+    assert "0 graded case(s)" in capsys.readouterr().err
+    assert model.requests == []  # refused before spending anything
+    (tmp_path / "b").mkdir()
+    ts2 = shop(tmp_path / "b")
+    assert cli.main(["check", ts2, "--judge", model.spec(), "--json", str(tmp_path / "c.json")]) == 0
+    assert json.loads((tmp_path / "c.json").read_text())["summary"]["judge_calls"] == 5
+
+
+def test_judge_bar_on_a_run_without_verdicts_says_add_a_judge(tmp_path, capsys):
+    ts = shop(tmp_path, "gates:\n  judge_min_grades: 0\n")
+    out = tmp_path / "run.jsonl"
+    cli.main(["run", ts, "--out", str(out), "--quiet"])
+    capsys.readouterr()
+    assert cli.main(["check", ts, "--run", str(out), "--min", "judge_correct=0.5"]) == 2
+    assert "the run has no judge verdicts" in capsys.readouterr().err
+
+
+def test_sweep_with_judge_adds_columns(tmp_path, model, capsys):
+    ts = shop(tmp_path)
+    assert cli.main(["sweep", ts, "--k", "1-2", "--judge", model.spec()]) == 0
+    text = capsys.readouterr().out
+    assert "judge supported" in text and "judge correct" in text
+    assert KEY not in text
+
+
+def test_bad_judge_spec_exit_2_no_traceback(tmp_path):
+    ts = shop(tmp_path)
+    r = run_cli("run", ts, "--judge", f"openai:http://user:{KEY}@127.0.0.1:9/v1", "--quiet")
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and KEY not in r.stderr + r.stdout
+    assert "expected openai:BASE_URL#MODEL" in r.stderr
