@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -91,8 +92,15 @@ def _what(e: StaleEntry) -> str:
     return "review"
 
 
-def render(report: StaleReport, doc: TestSetDocument, corpus: str, fixed: int | None = None) -> str:
-    """The human-readable report."""
+def render(
+    report: StaleReport,
+    doc: TestSetDocument,
+    corpus: str,
+    fixed: int | None = None,
+    edit_corpus: str | None = None,
+) -> str:
+    """The human-readable report. ``edit_corpus``: the chunks file the review hint must name
+    (the one checked against, when the test set's ``corpus:`` names another)."""
     lines: list[str] = []
     n_chunks = f"{report.chunks:,} chunks"
     lines.append(f"{doc.path}: labels against {corpus} ({n_chunks})")
@@ -125,7 +133,10 @@ def render(report: StaleReport, doc: TestSetDocument, corpus: str, fixed: int | 
     else:
         line += f"; {len(auto)} fixable automatically (--fix), {len(review)} need review"
     if review:
-        line += f" (ragtriage edit {doc.path})"
+        hint = f"ragtriage edit {shlex.quote(str(doc.path))}"
+        if edit_corpus is not None:
+            hint += f" --corpus {shlex.quote(edit_corpus)}"
+        line += f" ({hint})"
     lines.append("")
     lines.append(line)
     return "\n".join(lines) + "\n"
@@ -173,7 +184,11 @@ def main(args: argparse.Namespace) -> int:
                 doc.update_settings(corpus=Path(moved_to).as_posix())
         if fixed or moved_to:
             doc.save()
-    out = render(report, doc, str(args.corpus or corpus), fixed)
+    # the app opened without --corpus would check against the test set's own corpus: a false
+    # all-clear when the labels were judged against another chunks file
+    own = doc.corpus_path
+    other = args.corpus and (own is None or own.resolve() != corpus.resolve())
+    out = render(report, doc, str(args.corpus or corpus), fixed, str(args.corpus) if other else None)
     sys.stdout.write(out)
     if moved_to:
         print(f"{doc.path}: corpus: now {Path(moved_to).as_posix()} (the chunking the fixed labels point at)")

@@ -175,7 +175,7 @@ def test_pydocs_example_against_the_windows_chunking(cli, tmp_path):
     assert r.returncode == 1
     assert r.stdout.rstrip().endswith(
         "44 labels: 20 changed, 17 merged, 7 split; 24 fixable automatically (--fix), "
-        f"20 need review (ragtriage edit {t})"
+        f"20 need review (ragtriage edit {t} --corpus {tmp_path / 'pydocs-windows.chunks.jsonl'})"
     )
     # transpose-matrix's text is now in the window datastructures-18, but that id is still the
     # (stale) label of index-in-a-range: fixing it would overwrite what that case remembers
@@ -237,3 +237,38 @@ def test_unwritable_json_path_is_bad_input_before_any_work(cli, shop, tmp_path):
     r = cli("stale", shop, "--fix", "--json", tmp_path / "adir")
     assert r.returncode == 2 and "--json" in r.stderr and "folder" in r.stderr
     assert shop.read_bytes() == (STALE / "shop.yaml").read_bytes()
+
+
+def test_review_hint_names_the_corpus_checked_against(tmp_path, capsys):
+    """Opening the app without --corpus would check the labels against the test set's own
+    (old) chunks and say "no stale label": the hint names the chunks file that was checked."""
+    from ragtriage import cli
+
+    for p in (TESTSETS / "pydocs").glob("pydocs*"):
+        shutil.copy(p, tmp_path / p.name)
+    t = tmp_path / "pydocs.yaml"
+    new = tmp_path / "pydocs-windows.chunks.jsonl"
+    assert cli.main(["stale", str(t), "--corpus", str(new)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"{t}: labels against {new} (137 chunks)\n")
+    assert out.rstrip().endswith(f"need review (ragtriage edit {t} --corpus {new})")
+    assert cli.main(["stale", str(t), "--corpus", str(tmp_path / "pydocs-paragraphs.chunks.jsonl")]) == 0
+    assert "--corpus" not in capsys.readouterr().out.splitlines()[-1]  # its own corpus, nothing to review
+    assert cli.main(["stale", str(t), "--corpus", str(new), "--fix"]) == 1
+    out = capsys.readouterr().out  # --fix pointed `corpus:` at the new chunks: no --corpus needed
+    assert f"need review (ragtriage edit {t})" in out
+    assert cli.main(["stale", str(t)]) == 1
+    assert capsys.readouterr().out.startswith(f"{t}: labels against {new} (137 chunks)")
+
+
+def test_review_hint_quotes_a_path_with_spaces(tmp_path, capsys):
+    from ragtriage import cli
+
+    d = tmp_path / "my sets"
+    d.mkdir()
+    for p in (TESTSETS / "pydocs").glob("pydocs*"):
+        shutil.copy(p, d / p.name)
+    t = d / "pydocs.yaml"
+    new = d / "pydocs-windows.chunks.jsonl"
+    assert cli.main(["stale", str(t), "--corpus", str(new)]) == 1
+    assert capsys.readouterr().out.rstrip().endswith(f"(ragtriage edit '{t}' --corpus '{new}')")

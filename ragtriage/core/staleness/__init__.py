@@ -53,10 +53,16 @@ raises :class:`Cancelled`. ``corpus_path`` may also be a loaded
 duplicated id is an error when a case expects it (checking every id of a
 million-chunk corpus would cost a set of a million strings: ``validate`` does).
 
-Fixes (``fix == "auto"``): ``unrecorded`` (record the label), ``moved``,
-``merged`` and ``changed`` when exactly one chunk holds the whole remembered
-text (several: the one in the label's document over its old span, if only one
-is). :meth:`StaleReport.fix_plan` never writes a new text under an id that
+Text is the evidence; spans only help. Fixes (``fix == "auto"``): ``unrecorded``
+(record the label), ``moved``, ``merged`` and ``changed`` when exactly one chunk
+holds the whole remembered text (several: the one in the label's document over
+its old span, if only one is). A chunk found by span overlap is fixed to only
+when its text over the label's span, normalised, is the remembered text; other
+chunks over the old span (an edited document: a paragraph added above, a word
+changed) are ranked for review with every chunk sharing content with the text.
+A text split over chunks with only whitespace dropped between them is
+``split``. A short text (under five words) inside bigger chunks gets them as
+candidates for review. :meth:`StaleReport.fix_plan` never writes a new text under an id that
 another case still expects with its old meaning: such a fix waits for review.
 Labels recorded by a fix carry ``sha``, ``text``, ``doc``/``start``/``end``,
 ``when`` (UTC; ``SOURCE_DATE_EPOCH`` fixes it) and ``corpus`` (content hash).

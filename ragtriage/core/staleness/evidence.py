@@ -66,6 +66,7 @@ class LabelState:
         "raw",
         "nearby",
         "words",
+        "contains",
     )
 
     def __init__(self, cid: str, lab: Any) -> None:
@@ -91,6 +92,7 @@ class LabelState:
         self.own_norm: str | None = None
         self.exact: list[Chunk] = []  # other chunks with the same fingerprint
         self.holders: list[Chunk] = []  # chunks whose text contains the remembered text
+        self.contains: list[Chunk] = []  # a short text: chunks holding it as whole words
         self.pieces: dict[int, Piece] = {}  # seq -> split piece
         self.spans: list[SpanHit] = []  # span overlaps, label coordinates
         self.questions: list[str] = []
@@ -98,6 +100,11 @@ class LabelState:
         self.nearby: list[tuple[float, int, str]] = []  # heap: (word share, -seq, chunk id)
         self.words: frozenset[str] | None = None
         self.n_anchors = 0
+
+    @property
+    def short(self) -> bool:
+        """Under :data:`SHORT_WORDS` words: no anchor; found by fingerprint or as whole words."""
+        return self.t is not None and len(self.t.split()) < SHORT_WORDS
 
     @property
     def span(self) -> Interval | None:
@@ -196,13 +203,41 @@ def _covers(t: str, intervals: Sequence[Interval]) -> bool:
     return not t[end:].strip()
 
 
-def _covers_span(length: int, intervals: Sequence[Interval]) -> bool:
+def _covers_span(length: int, intervals: Sequence[Interval], raw: str | None = None) -> bool:
+    """Do the intervals cover ``[0, length)``? With the remembered ``raw`` text of the span
+    (as long as the span), gaps that are only whitespace there (a blank line a splitter
+    dropped between chunks) do not break the coverage."""
+    gap_ok = raw is not None and len(raw) == length
     end = 0
     for a, b in sorted(intervals):
-        if a > end:
+        if a > end and not (gap_ok and raw is not None and not raw[end:a].strip()):
             return False
         end = max(end, b)
-    return end >= length
+    return end >= length or (gap_ok and raw is not None and not raw[end:].strip())
+
+
+def holds_words(c: str, t: str) -> bool:
+    """Does ``c`` hold ``t`` (both normalised) as whole words (not ``yes`` in ``yesterday``)?"""
+    i = c.find(t)
+    while i >= 0:
+        j = i + len(t)
+        before = i == 0 or not (c[i - 1].isalnum() and t[0].isalnum())
+        after = j == len(c) or not (c[j].isalnum() and t[-1].isalnum())
+        if before and after:
+            return True
+        i = c.find(t, i + 1)
+    return False
+
+
+def text_over_span(st: LabelState, c: Chunk, a: int, b: int) -> str | None:
+    """The text of chunk ``c`` over ``[a, b)`` of the label's old span (label coordinates),
+    when the chunk's text maps onto its offsets character for character; else None."""
+    if st.start is None or c.start is None or c.end is None or len(c.text) != c.end - c.start:
+        return None
+    i = st.start + a - c.start
+    if i < 0 or i + (b - a) > len(c.text):
+        return None
+    return c.text[i : i + (b - a)]
 
 
 def _dice(a: str, b: str) -> float:
@@ -219,17 +254,22 @@ def _jaccard(lt: int, lc: int, overlap: int) -> float:
     return round(overlap / u, 3) if u else 1.0
 
 
-def _min_cover(length: int, pieces: list[SpanHit]) -> list[SpanHit]:
-    """The fewest consecutive pieces (in order) that cover [0, length)."""
+def _min_cover(length: int, pieces: list[SpanHit], raw: str | None = None) -> list[SpanHit]:
+    """The fewest consecutive pieces (in order) that cover [0, length); with the remembered
+    ``raw`` text, gaps that are only whitespace there are covered (see :func:`_covers_span`)."""
+
+    def gap(a: int, b: int) -> bool:  # may [a, b) be left uncovered?
+        return a >= b or (raw is not None and len(raw) == length and not raw[a:b].strip())
+
     best = pieces
     n = len(pieces)
     for i in range(n):
         end = 0
         for j in range(i, n):
-            if pieces[j][1] > end:
+            if pieces[j][1] > end and not gap(end, pieces[j][1]):
                 break
             end = max(end, pieces[j][2])
-            if end >= length:
+            if gap(end, length):
                 if j - i + 1 < len(best):
                     best = pieces[i : j + 1]
                 break

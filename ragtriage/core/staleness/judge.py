@@ -21,6 +21,8 @@ from .evidence import (
     _fp,
     _jaccard,
     _min_cover,
+    holds_words,
+    text_over_span,
 )
 from .model import Fix, Status, StrEnum
 
@@ -44,6 +46,7 @@ class Verdict:
 
 
 OK = Verdict(Status.OK)
+MAX_MISSING = 5  # candidates ranked for a missing label
 
 
 def _auto_if_one(chunks: list[Chunk] | list[tuple[Chunk, float]]) -> Fix:
@@ -73,7 +76,13 @@ _prefer = prefer  # the name before the package split
 
 
 def judge(st: LabelState, found: dict[str, Chunk]) -> Verdict:
-    """Judge one label; every chunk a verdict may fix it to is noted in ``found``."""
+    """Judge one label; every chunk a verdict may fix it to is noted in ``found``.
+
+    Text is the evidence, spans only help: chunks holding the remembered text first (an
+    automatic fix when one does), then chunks over the old span whose text there *is* the
+    remembered text, then consecutive chunks that together hold it (``split``), then, for a
+    short text, chunks holding it as words; whatever else shares content with the text is
+    ranked for review (``missing``), the chunks over the old span among them."""
     own = st.own
     if st.fp is None:
         if own is not None:
@@ -82,7 +91,14 @@ def judge(st: LabelState, found: dict[str, Chunk]) -> Verdict:
         return Verdict(Status.UNKNOWN, (), Fix.REVIEW, query=Query.QUESTION)
     if own is not None and st.own_norm is not None and _fp(st.own_norm) == st.fp:
         return OK
-    return _by_text(st, found) or _by_span(st, found) or _by_pieces(st) or _by_similarity(st)
+    return (
+        _by_text(st, found)
+        or _by_span_text(st, found)
+        or _by_pieces(st)
+        or _by_span_pieces(st)
+        or _by_short(st)
+        or _missing(st)
+    )
 
 
 def _status(st: LabelState, status: Status) -> Status:
@@ -92,11 +108,15 @@ def _status(st: LabelState, status: Status) -> Status:
 
 def _by_text(st: LabelState, found: dict[str, Chunk]) -> Verdict | None:
     """Chunks that hold the remembered text: the label's own (now bigger), identical ones,
-    then bigger ones."""
+    then bigger ones. A short text inside its own reused id is only proposed."""
     t, own = st.t, st.own
     if own is not None and t is not None and st.own_norm is not None and t in st.own_norm:
-        found[own.id] = own
-        return Verdict(Status.MERGED, ((own.id, _jaccard(len(t), len(st.own_norm), len(t))),), Fix.AUTO)
+        cand = ((own.id, _jaccard(len(t), len(st.own_norm), len(t))),)
+        if not st.short:
+            found[own.id] = own
+            return Verdict(Status.MERGED, cand, Fix.AUTO)
+        if holds_words(st.own_norm, t):
+            return Verdict(Status.MERGED, cand, Fix.REVIEW)
     if st.exact:
         ex = prefer(st, st.exact)
         for c in ex:
@@ -114,21 +134,26 @@ def _by_text(st: LabelState, found: dict[str, Chunk]) -> Verdict | None:
     return None
 
 
-def _by_span(st: LabelState, found: dict[str, Chunk]) -> Verdict | None:
-    """Chunks over the label's old span in its document (the new chunker may have
-    normalised text differently)."""
+def _same_text(st: LabelState, c: Chunk, a: int, b: int) -> bool:
+    """Is the text of ``c`` over ``[a, b)`` of the label's span, normalised, the remembered
+    text there (the whole span: the remembered text or its fingerprint)?"""
+    over = text_over_span(st, c, a, b)
+    if over is None or st.start is None or st.end is None:
+        return False
+    norm = normalize_text(over)
+    if a == 0 and b == st.end - st.start:
+        return norm == st.t if st.t is not None else _fp(norm) == st.fp
+    return st.raw is not None and len(st.raw) == st.end - st.start and norm == normalize_text(st.raw[a:b])
+
+
+def _by_span_text(st: LabelState, found: dict[str, Chunk]) -> Verdict | None:
+    """Chunks over the whole old span whose text there is the remembered text: exactly over
+    it (``moved``) or over more (``merged``). Text the new chunker normalised differently
+    is found here when the text search missed it."""
     if not st.spans or st.start is None or st.end is None:
         return None
-    own = st.own
     span = st.end - st.start
-    same = [c for c, a, b in st.spans if a == 0 and b == span]  # chunks over the whole span
-    if own is not None and any(c is own and c.start == st.start and c.end == st.end for c in same):
-        return OK
-    return _span_holders(st, found, span, same) or _span_pieces(st, span)
-
-
-def _span_holders(st: LabelState, found: dict[str, Chunk], span: int, same: list[Chunk]) -> Verdict | None:
-    """Chunks over exactly the old span (``moved``), or over more than it (``merged``)."""
+    same = [c for c, a, b in st.spans if a == 0 and b == span and _same_text(st, c, a, b)]
     exact = [c for c in same if c.start == st.start and c.end == st.end]
     if exact:
         for c in exact:
@@ -142,16 +167,18 @@ def _span_holders(st: LabelState, found: dict[str, Chunk], span: int, same: list
     return None
 
 
-def _span_pieces(st: LabelState, span: int) -> Verdict:
-    """Chunks that cover parts of the old span: a ``split`` when together they cover it,
-    else the biggest parts, for review."""
-    if _covers_span(span, [(a, b) for _, a, b in st.spans]):
-        pieces = _min_cover(span, sorted(st.spans, key=lambda p: p[0].start))
-        cands = tuple((c.id, _jaccard(span, c.end - c.start, b - a)) for c, a, b in pieces)
-        return Verdict(_status(st, Status.SPLIT), cands, Fix.REVIEW, "all")
-    partial = sorted(st.spans, key=lambda p: -(p[2] - p[1]))[:TOP_N]
-    cands = tuple((c.id, _jaccard(span, c.end - c.start, b - a)) for c, a, b in partial)
-    return Verdict(_status(st, Status.MISSING), cands, Fix.REVIEW)
+def _by_span_pieces(st: LabelState) -> Verdict | None:
+    """Consecutive chunks over parts of the old span whose texts there are the remembered
+    text's parts, together covering it (whitespace between them may be dropped): ``split``."""
+    if not st.spans or st.start is None or st.end is None:
+        return None
+    span = st.end - st.start
+    ok = [(c, a, b) for c, a, b in st.spans if _same_text(st, c, a, b)]
+    if not ok or not _covers_span(span, [(a, b) for _, a, b in ok], st.raw):
+        return None
+    pieces = _min_cover(span, sorted(ok, key=lambda p: p[0].start), st.raw)
+    cands = tuple((c.id, _jaccard(span, c.end - c.start, b - a)) for c, a, b in pieces)
+    return Verdict(_status(st, Status.SPLIT), cands, Fix.REVIEW, "all")
 
 
 def _by_pieces(st: LabelState) -> Verdict | None:
@@ -166,20 +193,45 @@ def _by_pieces(st: LabelState) -> Verdict | None:
     return Verdict(_status(st, Status.SPLIT), cands, Fix.REVIEW, "all")
 
 
-def _by_similarity(st: LabelState) -> Verdict:
-    """Nothing holds the text: the most similar chunks, ranked for review; a second pass
-    over the corpus when none was met."""
+def _by_short(st: LabelState) -> Verdict | None:
+    """A short text (a few words) inside bigger chunks: they are proposed, never applied (a
+    few words may stand anywhere)."""
+    t = st.t
+    if t is None or not st.contains:
+        return None
+    lt = len(t)
+    scored = sorted(
+        ((c.id, _jaccard(lt, len(normalize_text(c.text)), lt)) for c in prefer(st, st.contains)),
+        key=lambda p: -p[1],
+    )
+    return Verdict(_status(st, Status.MERGED), tuple(scored), Fix.REVIEW)
+
+
+def _missing(st: LabelState) -> Verdict:
+    """Nothing holds the text: every chunk that shares content with it, ranked for review —
+    edited versions (sharing rare passages), pieces of it, chunks over the old span, chunks
+    of its document sharing its rarest words. A second pass over the corpus is asked for
+    when the scan met no chunk sharing content."""
     missing = _status(st, Status.MISSING)
     t = st.t
-    if t is None:
-        return Verdict(missing, (), Fix.REVIEW, query=Query.QUESTION)
-    if st.near:
-        scored = sorted(((_dice(t, c), cid) for _, _, cid, c in st.near), key=lambda p: (-p[0], p[1]))
-        return Verdict(missing, tuple((cid, sc) for sc, cid in scored), Fix.REVIEW)
-    if st.nearby:  # nothing shares a passage: the most similar chunks of the same document
-        ranked = sorted(
-            ((round(min(sc, 0.999), 3), -negseq, cid) for sc, negseq, cid in st.nearby),
-            key=lambda p: (-p[0], p[1]),
-        )
-        return Verdict(missing, tuple((cid, sc) for sc, _, cid in ranked), Fix.REVIEW)
-    return Verdict(missing, (), Fix.REVIEW, query=Query.TEXT)
+    if t is None:  # a fingerprint only: where the span was is all there is to show
+        biggest = sorted(st.spans, key=lambda p: -(p[2] - p[1]))[:TOP_N]
+        cands = tuple((c.id, _jaccard(b - a, c.end - c.start, b - a)) for c, a, b in biggest)
+        return Verdict(missing, cands, Fix.REVIEW, query=None if cands else Query.QUESTION)
+    scores: dict[str, float] = {}
+
+    def add(cid: str, score: float) -> None:
+        if score > scores.get(cid, 0.0):
+            scores[cid] = score
+
+    for sc, cid in sorted(((_dice(t, c), cid) for _, _, cid, c in st.near), key=lambda p: (-p[0], p[1])):
+        add(cid, sc)
+    for (cid, n), a, b in st.pieces.values():
+        add(cid, _jaccard(len(t), n, b - a))
+    for c, _, _ in st.spans:
+        add(c.id, _dice(t, normalize_text(c.text)))
+    for sc, _, cid in sorted(st.nearby, key=lambda p: (-p[0], -p[1])):
+        add(cid, round(min(sc, 0.999), 3))
+    ranked = sorted(scores.items(), key=lambda p: -p[1])[:MAX_MISSING]
+    content = st.near or st.pieces or st.nearby
+    return Verdict(missing, tuple(ranked), Fix.REVIEW, query=None if content else Query.TEXT)

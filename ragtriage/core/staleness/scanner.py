@@ -36,6 +36,7 @@ from .evidence import (
     _relate,
     _relate_near,
     _split_norm,
+    holds_words,
 )
 from .model import Cancelled
 
@@ -100,6 +101,15 @@ def _chunk(rec: Record, lineno: int) -> Chunk:
 
 def _doc_of(rec: Record) -> Any:
     return rec.get("doc") if isinstance(rec, dict) else rec.doc
+
+
+def _group(states: Iterable[LabelState]) -> dict[str, list[LabelState]]:
+    """The labels with a document, by document."""
+    out: dict[str, list[LabelState]] = {}
+    for st in states:
+        if st.doc is not None:
+            out.setdefault(st.doc, []).append(st)
+    return out
 
 
 def _span_len(st: LabelState) -> int:
@@ -168,6 +178,36 @@ def _anchor_index(states: list[LabelState]) -> dict[Trigram, list[int]]:
     return index
 
 
+_EDGE = "\"'()[]{}«»“”‘’¿¡.,:;?!…-*_`"
+_AFTER = ("", ".", ",", ":", ";", "?", "!", ")", '"', "'", "…")
+
+
+def _short_keys(st: LabelState) -> set[str]:
+    """Words a chunk holding a short text has as written: its longest word, in the label's and
+    in normalised spelling, capitalised or not, with the punctuation that may follow it."""
+    words = [w.strip(_EDGE) for w in (st.t or "").split()]
+    raws = [w.strip(_EDGE) for w in (st.raw or "").split()]
+    if not words or not max(words, key=len):
+        return set()
+    k = max(range(len(words)), key=lambda i: len(words[i]))
+    bases = {words[k]} | ({raws[k]} if len(raws) == len(words) else set())
+    out: set[str] = set()
+    for b in bases:
+        for w in {b, b.lower(), b.capitalize(), b.upper()}:
+            for a in _AFTER:
+                out.update((w + a, "(" + w + a, '"' + w + a))
+    return out
+
+
+def _short_index(states: Iterable[LabelState]) -> dict[str, list[LabelState]]:
+    index: dict[str, list[LabelState]] = {}
+    for st in states:
+        if st.short:
+            for key in _short_keys(st):
+                index.setdefault(key, []).append(st)
+    return index
+
+
 class _Item:
     """One chunk as the scanner met it; its normalised text is computed when first needed."""
 
@@ -208,20 +248,16 @@ class Scanner:
         for st in states:
             if st.fp:
                 self.by_fp.setdefault(st.fp, []).append(st)
-        self.span_docs: dict[str, list[LabelState]] = {}
-        for st in states:
-            if st.start is not None and st.doc is not None:
-                self.span_docs.setdefault(st.doc, []).append(st)
-        self.span_max = {d: max(_span_len(s) for s in lst) for d, lst in self.span_docs.items()}
+        self.span_docs = _group(st for st in states if st.start is not None)  # doc -> by start
         for lst in self.span_docs.values():
             lst.sort(key=lambda s: s.start or 0)
+        self.span_max = {d: max(_span_len(s) for s in lst) for d, lst in self.span_docs.items()}
         self.span_starts = {d: [s.start or 0 for s in lst] for d, lst in self.span_docs.items()}
         self.short_lens = {n for st in self.textual if (n := len((st.t or "").split())) < SHORT_WORDS}
         self.all_fp = any(st.t is None and st.fp for st in states)  # sha-only: fingerprint every chunk
-        self.doc_labels: dict[str, list[LabelState]] = {}
-        for st in self.textual:
-            if st.doc is not None and st.words:
-                self.doc_labels.setdefault(st.doc, []).append(st)
+        self.short_index = _short_index(self.textual)  # a word as written -> short texts
+        self.short_words = set(self.short_index)
+        self.doc_labels = _group(st for st in self.textual if st.words)
         self.doc_ranges: dict[str, tuple[int, int]] = {}  # doc -> (bytes read at its first, last chunk)
         self.doc_chunks: dict[str, list[DocRow]] = {}  # in memory: doc -> rows
         self.recent: deque[_Item] = deque(maxlen=4)
@@ -244,6 +280,10 @@ class Scanner:
             self._own(st, item)
         if self.all_fp or len(toks) in self.short_lens:
             self._by_fingerprint(item, cid)
+        if self.short_words:
+            hit = self.short_words.intersection(toks)
+            if hit:
+                self._short(item, cid, hit)
         ws = self.anchor_keys.intersection(zip(toks, toks[1:], toks[2:]))
         if ws:
             self._anchored(item, cid, ws)
@@ -279,6 +319,19 @@ class Scanner:
         for h in self.by_fp.get(_fp(item.norm), ()):
             if h.id != cid and len(h.exact) < MAX_HOLDERS:
                 h.exact.append(item.chunk())
+
+    def _short(self, item: _Item, cid: str, hit: set[str]) -> None:
+        """Chunks holding a short text as whole words (not the same text: see fingerprints)."""
+        c = item.norm
+        seen: set[str] = set()
+        for key in hit:
+            for st in self.short_index[key]:
+                t = st.t
+                if st.id in seen or st.id == cid or t is None or len(st.contains) >= MAX_HOLDERS:
+                    continue
+                seen.add(st.id)
+                if len(c) != len(t) and holds_words(c, t):
+                    st.contains.append(item.chunk())
 
     def _anchored(self, item: _Item, cid: str, ws: set[Trigram]) -> None:
         c = item.norm

@@ -1,0 +1,185 @@
+"""Text is the evidence, spans only help (staleness.md): a chunk found by span overlap is
+fixed automatically only when its text over the label's span is the remembered text."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from ragtriage import cli
+from ragtriage.core import staleness
+from ragtriage.core.corpus import Chunk
+from ragtriage.core.text import normalize_text
+
+INTRO = (
+    "Welcome to the returns guide of our shop. This page was rewritten in spring and now opens with "
+    "an overview of every rule that follows, so that customers can find the part they need quickly "
+    "and without reading the whole page first, which many of them asked for in the survey."
+)
+P1 = (
+    "Shipping is free for orders above fifty euros within the country. Smaller orders pay a flat "
+    "fee of four euros, whatever their weight."
+)
+P2 = (
+    "Returns are accepted within thirty days of delivery when the item is unused, in its original "
+    "packaging, and accompanied by the receipt. Refunds reach the original payment method in a week."
+)
+P3 = "Gift cards cannot be returned or exchanged for cash, and they never expire."
+DOC = "returns.md"
+
+
+def paragraphs(pars, prefix="page"):
+    """One chunk per paragraph with spans, paragraphs joined by a blank line."""
+    out, at = [], 0
+    for i, p in enumerate(pars):
+        out.append(Chunk(f"{prefix}-{i}", p, DOC, at, at + len(p)))
+        at += len(p) + 2
+    return out
+
+
+def windows(text, cuts, prefix="page"):
+    """Chunks cut at the given offsets of ``text`` (with spans)."""
+    bounds = [0, *cuts, len(text)]
+    return [Chunk(f"{prefix}-{i}", text[a:b], DOC, a, b) for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+
+
+def label_of(chunk):
+    return {"text": chunk.text, "doc": chunk.doc, "start": chunk.start, "end": chunk.end}
+
+
+def judge(lab, chunks, cid="page-1"):
+    report = staleness.check_labels([("q", "returns?", (cid,))], {cid: lab}, chunks)
+    return report.labels[0], report
+
+
+def holds(chunk_text, remembered):
+    return normalize_text(remembered) in normalize_text(chunk_text)
+
+
+def test_an_introduction_above_does_not_send_the_label_to_the_intro_chunk():
+    """The issue's example: a case labelled on paragraph 2; an introduction added above; the
+    page re-chunked so that the chunk over paragraph 2's old offsets holds the introduction
+    and paragraph 1, while paragraph 2 is split over the next two chunks."""
+    old = paragraphs([P1, P2, P3])
+    new_text = "\n\n".join([INTRO, P1, P2, P3])
+    p2_at = new_text.index(P2)
+    new = windows(new_text, [p2_at - 2, p2_at + 100])
+    assert new[0].start <= old[1].start and new[0].end >= old[1].end  # covers the old span
+    e, report = judge(label_of(old[1]), new)
+    assert e.fix != "auto"
+    assert (e.status, e.expect) == ("changed", "all")  # the id page-1 is reused: changed, and split
+    assert [c for c, _ in e.candidates] == ["page-1", "page-2"]
+    new_expected, record = report.fix_plan()
+    assert new_expected == {} and record == {}
+
+
+def test_a_word_changed_in_place_is_not_ok_and_not_fixed():
+    """Same offsets, same id, one word of the same length changed: the span alone would say
+    ``ok``; the text says it changed. A person decides."""
+    old = paragraphs([P1, P2, P3])
+    edited = P2.replace("thirty", "twenty")
+    assert len(edited) == len(P2)
+    new = paragraphs([P1, edited, P3])
+    e, report = judge(label_of(old[1]), new)
+    assert (e.status, e.fix) == ("changed", "review")
+    assert e.candidates and e.candidates[0][0] == "page-1" and e.candidates[0][1] < 1
+    assert report.fix_plan() == ({}, {})
+
+
+def test_text_that_only_moved_down_is_still_fixed_automatically():
+    old = paragraphs([P1, P2, P3])
+    new = paragraphs([INTRO, P1, P2, P3])  # page-2 now holds P1, page-3 holds P2
+    e, report = judge(label_of(old[1]), new)
+    assert (e.status, e.fix, e.candidates) == ("changed", "auto", [("page-2", 1.0)])
+    new_expected, record = report.fix_plan()
+    assert new_expected == {"q": ["page-2"]} and record["page-2"]["text"] == P2
+
+
+def test_a_bigger_chunk_over_the_old_span_holding_other_text_is_review_only():
+    """The chunk over the old offsets holds the introduction: never an automatic fix."""
+    old = paragraphs([P1, P2, P3])
+    new_text = "\n\n".join([INTRO, P1, P2.replace("thirty", "fourteen"), P3])
+    new = [Chunk("n0", new_text[:700], DOC, 0, 700), Chunk("n1", new_text[700:], DOC, 700, len(new_text))]
+    assert new[0].start <= old[1].start and new[0].end >= old[1].end
+    e, report = judge(label_of(old[1]), new)
+    assert (e.status, e.fix) == ("missing", "review")
+    assert report.fix_plan() == ({}, {})
+
+
+def test_missing_candidates_rank_the_edited_text_above_the_chunk_at_the_old_offsets():
+    old = paragraphs([P1, P2, P3])
+    edited = P2.replace("thirty", "fourteen").replace("receipt", "invoice")
+    new = paragraphs([INTRO, P1, edited, P3], prefix="v2")
+    e, _ = judge(label_of(old[1]), new)
+    assert (e.status, e.fix) == ("missing", "review")
+    assert e.candidates[0][0] == "v2-2"  # the edited paragraph, not v2-0 (the intro over the old span)
+
+
+def test_a_blank_line_dropped_between_chunks_is_a_split_with_spans_too():
+    """The old chunk held paragraphs 1 and 2; the new splitter cut between them and dropped
+    the blank line: neither new chunk covers offsets [len(P1), len(P1) + 2)."""
+    both = P1 + "\n\n" + P2
+    lab = {"text": both, "doc": DOC, "start": 0, "end": len(both)}
+    new = paragraphs([P1, P2, P3], prefix="n")
+    for with_spans in (True, False):
+        lab_ = lab if with_spans else {"text": both}
+        e, _ = judge(lab_, new, cid="old-0")
+        assert (e.status, e.fix, e.expect) == ("split", "review", "all"), with_spans
+        assert [c for c, _ in e.candidates] == ["n-0", "n-1"]
+
+
+def test_a_short_label_gets_the_chunks_that_contain_it():
+    lab = {"text": "Gift cards never expire."}
+    chunks = [
+        Chunk("c1", "Shipping is free above fifty euros."),
+        Chunk("c2", "About vouchers: gift cards never expire. They cannot be exchanged."),
+        Chunk("c3", "Our gift cards never expire.x but this is not the same sentence"),
+    ]
+    e, report = judge(lab, chunks, cid="gone")
+    assert e.candidates and e.candidates[0][0] == "c2"
+    assert e.fix == "review"  # a short text may be anywhere: a person confirms
+    assert report.fix_plan() == ({}, {})
+
+
+def test_a_short_label_matches_whole_words_only():
+    e, _ = judge(
+        {"text": "Yes"}, [Chunk("c1", "Yesterday we shipped it."), Chunk("c2", "Yes, we did.")], cid="y"
+    )
+    assert [c for c, _ in e.candidates][:1] == ["c2"]
+    assert "c1" not in [c for c, _ in e.candidates[:1]]
+
+
+def test_a_short_label_held_by_its_own_reused_id_is_review():
+    """A reused id whose new text happens to contain a three-word label: not proof enough."""
+    e, _ = judge(
+        {"text": "Yes, of course."}, [Chunk("y", "Can I pay later? Yes, of course. Ask us.")], cid="y"
+    )
+    assert e.status == "merged" and e.fix == "review" and e.candidates[0][0] == "y"
+
+
+@pytest.mark.parametrize("spans", [True, False])
+def test_cli_fix_never_points_the_case_at_the_introduction(tmp_path, capsys, spans):
+    old = paragraphs([P1, P2, P3])
+    new_text = "\n\n".join([INTRO, P1, P2, P3])
+    p2_at = new_text.index(P2)
+    new = windows(new_text, [p2_at - 2, p2_at + 100])
+    rows = [
+        {"id": c.id, "text": c.text, **({"doc": DOC, "start": c.start, "end": c.end} if spans else {})}
+        for c in new
+    ]
+    (tmp_path / "new.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    (tmp_path / "old.jsonl").write_bytes(b"".join(orjson.dumps(c.to_dict()) + b"\n" for c in old))
+    lab = label_of(old[1]) if spans else {"text": P2}
+    lines = "".join(f"    {k}: {orjson.dumps(v).decode()}\n" for k, v in lab.items())
+    t = tmp_path / "t.yaml"
+    t.write_text(
+        "version: 1\ncorpus: old.jsonl\ncases:\n  - id: q\n    question: returns?\n    expected: [page-1]\n"
+        f"labels:\n  page-1:\n{lines}",
+        encoding="utf-8",
+    )
+    code = cli.main(["stale", str(t), "--corpus", str(tmp_path / "new.jsonl"), "--fix"])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "changed" in out and "page-1 (" in out and "page-2 (" in out and "[review]" in out
+    assert "expect: all  [review]" in out
+    assert "expected: [page-1]" in t.read_text(encoding="utf-8")  # left for a person, not "fixed"
