@@ -113,7 +113,7 @@ def main(args) -> int:
         run = _read_run(args.run)
         for w in getattr(run, "warnings", ()) or ():
             print(f"warning: {w}" if getattr(w, "severity", "") == "warning" else str(w), file=sys.stderr)
-        label = str(args.run)
+        label: str | None = str(args.run)
         if run.meta.get("testset_hash") != getattr(doc, "content_hash", None):
             from ..core.systems import Context
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import unicodedata
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -37,7 +38,10 @@ def _cut(s: str, n: int) -> str:
 
 
 def table(
-    headers: list[str], rows: list[list[str]], right: set[int] = frozenset(), limits: dict | None = None
+    headers: list[str],
+    rows: list[list[str]],
+    right: AbstractSet[int] = frozenset(),
+    limits: dict | None = None,
 ) -> str:
     limits = limits or {}
     rows = [[_cut(c, limits.get(i, 10**6)) for i, c in enumerate(r)] for r in rows]
