@@ -146,7 +146,7 @@ _CHECKS = {
     "scores": _is_scores,
     "answer": lambda x: type(x) is str,
     "supported": lambda x: type(x) is bool or x is None,
-    "tokens": lambda x: type(x) is int and x >= 0,
+    "tokens": lambda x: type(x) is int and 0 <= x < 1 << 63,
     "latency_ms": _is_number,
     "error": lambda x: type(x) is str,
     "id": lambda x: type(x) is str,
@@ -161,6 +161,8 @@ def coerce_result(obj) -> dict:
         raise ValueError("the system returned nothing (expected a result object)")
     elif isinstance(obj, str):
         obj = {"answer": obj}
+    elif isinstance(obj, (int, float, list, tuple, bytes, set)):
+        raise ValueError(f"expected a result object (a dict with answer, ranking, ...), got {_short(obj)}")
     elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         obj = dataclasses.asdict(obj)
     elif not isinstance(obj, dict):
@@ -186,7 +188,10 @@ def coerce_result(obj) -> dict:
 
 
 def _short(v) -> str:
-    s = repr(v)
+    try:
+        s = repr(v)
+    except ValueError:  # an int of more than 4,300 digits
+        return "a number too large to print"
     return s if len(s) <= 60 else s[:57] + "..."
 
 

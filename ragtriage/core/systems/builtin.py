@@ -35,7 +35,7 @@ def extractive_answer(
     """Best-matching sentence of the prompt chunks with its ``[id]``, or the decline phrase."""
     stop = stopwords(language)
     q = _stems(question, stop)
-    best = (0.0, None, None)
+    best: tuple[float, str | None, str | None] = (0.0, None, None)
     if q:
         for cid, text in prompt:
             for sent in _SENTENCE.split(text):

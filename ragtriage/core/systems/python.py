@@ -3,6 +3,11 @@
 It returns a §3 result (dict, dataclass or object with those attributes), sync or
 async. A sync callable runs in a worker thread so that ``--concurrency`` applies.
 The current directory is importable, as with ``python -m``.
+
+The user's code may raise, hang or return what JSON cannot hold: each is that
+case's error and the run goes on. Worker threads are daemons, so a call that
+never returns (abandoned at ``--timeout``) cannot keep the process alive after
+the run has ended.
 """
 
 from __future__ import annotations
@@ -11,10 +16,68 @@ import asyncio
 import importlib
 import inspect
 import os
+import queue
 import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+
+import orjson
 
 from ..errors import InputError, Problem
 from . import CaseError, Context, coerce_result
+
+
+class DaemonPool:
+    """Threads for a sync callable: one more whenever none is free, each a daemon.
+
+    Unlike ``ThreadPoolExecutor`` (whose threads the interpreter joins at exit), a
+    thread stuck in a call that never returns neither blocks the process's end nor
+    takes a slot from the cases that follow."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._threads = 0
+
+    def submit(self, fn: Callable, *args) -> Future:
+        fut: Future = Future()
+        with self._lock:
+            if self._idle:
+                self._idle -= 1
+            else:
+                self._threads += 1
+                threading.Thread(target=self._work, name=f"{self.name}-{self._threads}", daemon=True).start()
+        self._jobs.put((fut, fn, args))
+        return fut
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            fut, fn, args = job
+            if fut.set_running_or_notify_cancel():
+                try:
+                    fut.set_result(fn(*args))
+                except Exception as e:
+                    fut.set_exception(e)
+                except (
+                    BaseException
+                ) as e:  # SystemExit in the user's code: that case's error, not the run's end
+                    fut.set_exception(CaseError(f"the system raised {type(e).__name__}: {e}"))
+            with self._lock:
+                self._idle += 1
+
+    def shutdown(self) -> None:
+        """Let the free threads end; a thread still in a call ends with the process."""
+        with self._lock:
+            n, self._idle = self._idle, 0
+            self._threads -= n
+        for _ in range(n):
+            self._jobs.put(None)
 
 
 class PythonSystem:
@@ -51,7 +114,7 @@ class PythonSystem:
             type(obj).__call__ if callable(obj) else None
         )
         self.workers = max(1, workers)
-        self._pool = None
+        self._pool: DaemonPool | None = None
 
     def prepare(self) -> None:
         pass
@@ -61,21 +124,23 @@ class PythonSystem:
             out = await self.func(case.question, k)
         else:
             if self._pool is None:  # as many threads as calls in flight (asyncio's default pool has ~6)
-                from concurrent.futures import ThreadPoolExecutor
-
-                self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="ragtriage-system")
-            out = await asyncio.get_running_loop().run_in_executor(self._pool, self.func, case.question, k)
+                self._pool = DaemonPool("ragtriage-system")
+            out = await asyncio.wrap_future(self._pool.submit(self.func, case.question, k))
             if inspect.isawaitable(out):
                 out = await out
         try:
-            return coerce_result(out)
+            res = coerce_result(out)
+            orjson.dumps(res)  # what the run file cannot hold is this case's error, not a crash later
         except ValueError as e:
             raise CaseError(f"bad result from {self.spec}: {e}") from None
+        except TypeError as e:  # orjson.JSONEncodeError: a lone surrogate, an int over 64 bits, an object
+            raise CaseError(f"bad result from {self.spec}: cannot be written as JSON ({e})") from None
+        return res
 
     def estimate_tokens(self, case, k: int) -> int:
         return 0
 
     async def aclose(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown()
             self._pool = None
