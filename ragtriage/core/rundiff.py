@@ -306,11 +306,3 @@ def render_markdown(d: RunDiff) -> str:
 
 
 # ---------------------------------------------------------------- reading
-
-
-def load_run(path):
-    """Read a run file (formats.md §4) with the project's reader; bad input raises
-    InputError, located. Returns a :class:`ragtriage.core.runfile.RunFile`."""
-    from .runfile import read_run
-
-    return read_run(path)
