@@ -226,3 +226,44 @@ def test_run_meta_and_testset_from_core_runfile(tmp_path):
     assert resolve_testset(run, meta) == tmp_path / "ts.yaml"
     with pytest.raises(InputError):
         resolve_testset(run, dict(meta, testset="nowhere/none.yaml"))
+
+
+_META = '{"type": "meta", "testset": "ts.yaml", "k": 3}\n'
+
+
+@pytest.mark.parametrize(
+    "line, field",
+    [
+        ('{"type": "case", "id": "a", "reason": "x", "expected": 5}', "expected"),
+        ('{"type": "case", "id": "a", "reason": "x", "ranking": [1, null, {}]}', "ranking"),
+        ('{"type": "case", "id": "a", "reason": "x", "reasons": [1]}', "reasons"),
+        ('{"type": "case", "id": "a", "reason": "x", "tokens": 1e30}', "tokens"),
+        ('{"type": "case", "id": "a", "reason": "x", "answer": ["no"]}', "answer"),
+    ],
+)
+def test_wrongly_typed_run_fields_are_located(tmp_path, line, field):
+    """Issue 12 #13: each of these gave a traceback further on (gate, diff, triage)."""
+    p = tmp_path / "run.jsonl"
+    p.write_text(_META + line + "\n")
+    with pytest.raises(InputError) as e:
+        read_run(p)
+    (problem,) = e.value.problems
+    assert problem.line == 2 and problem.field == field and "must be" in problem.message
+
+
+def test_wrongly_typed_meta_is_located(tmp_path):
+    p = tmp_path / "run.jsonl"
+    p.write_text('{"type": "meta", "testset": 5, "k": 3}\n')
+    with pytest.raises(InputError) as e:
+        read_run(p)
+    assert e.value.problems[0].field == "testset"
+
+
+def test_a_fifo_as_run_file_is_refused_not_waited_on(tmp_path):
+    import os
+
+    p = tmp_path / "run.jsonl"
+    os.mkfifo(p)
+    with pytest.raises(InputError) as e:
+        read_run(p)
+    assert "FIFO" in str(e.value.problems[0])
