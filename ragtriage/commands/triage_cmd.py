@@ -14,7 +14,8 @@ from ..core.errors import InputError, Problem
 
 
 def main(args) -> int:
-    from ..tui.triage_state import prefetch_run, read_meta, resolve_testset
+    from ..core.runfile import read_meta, resolve_testset
+    from ..tui.triage_state import prefetch_run
 
     run = Path(args.run)
     if run.is_dir():

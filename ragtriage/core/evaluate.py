@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .clock import utc_now
 from .errors import InputError, Problem
-from .metrics import at_k, first_positions, mean_or_none
+from .metrics import at_k, mean_or_none, stored_positions
 from .runfile import RunWriter, make_meta, read_run
 from .runner import BACKOFF, run_cases
 from .scoring import make_record, rescore
@@ -524,12 +524,7 @@ def sweep(
                 "--threshold", None, f"the system {sys_.spec} returns no scores: a threshold cannot apply"
             )
         )
-    scored = [r for r in base.cases if r["reason"] not in ("error", "unlabelled")]
-    pos = first_positions(
-        [r["ranking"] for r in scored],
-        [r["expected"] for r in scored],
-        [r.get("expect", "any") for r in scored],
-    )
+    pos = stored_positions(base.cases)
     ans = pos.n_gold > 0
     settings = doc.settings
     rows = []

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnosis import NOT_SCORED, PASSING, TRIAGE_ORDER
+from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
 from .schema import AT_K_METRICS, parse_metric
@@ -91,7 +91,7 @@ def collect_bars(gates: dict, mins) -> list[Bar]:
 def measure(bars: list[Bar], records: list[dict], summary: dict, run_k: int) -> list[BarResult]:
     """Value of every bar: summary metrics at the run's k; ``name@k`` retrieval metrics
     recomputed from the stored rankings at that k (no new call)."""
-    from .metrics import first_positions, retrieval_means
+    from .metrics import retrieval_means, stored_positions
 
     cache: dict[int, dict] = {}
     positions = None
@@ -99,12 +99,7 @@ def measure(bars: list[Bar], records: list[dict], summary: dict, run_k: int) -> 
     for bar in bars:
         if bar.k is not None and bar.name in AT_K_METRICS:
             if positions is None:  # first positions of the expected chunks, once for every k
-                keep = [r for r in records if r.get("reason") not in NOT_SCORED]
-                positions = first_positions(
-                    [list(r.get("ranking") or ()) for r in keep],
-                    [list(r.get("expected") or ()) for r in keep],
-                    [r.get("expect") or "any" for r in keep],
-                )
+                positions = stored_positions(records)
             if bar.k not in cache:
                 cache[bar.k] = retrieval_means(positions, bar.k)
             v = cache[bar.k].get(bar.name)

@@ -18,8 +18,10 @@ is then a comparison of that small matrix against k, with no new lookups.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .diagnosis import NOT_SCORED
 
 if TYPE_CHECKING:  # numpy is imported where the vectorised paths run
     import numpy as np
@@ -174,14 +176,19 @@ def retrieval_means(p: Positions, k: int, include: np.ndarray | None = None) -> 
     }
 
 
-def retrieval_at(records: Sequence[dict], k: int) -> dict[str, float | None]:
-    """hit, recall, precision, mrr at ``k`` from run-file case records (their stored
-    ``ranking``, ``expected`` and ``expect``), leaving out ``error`` and ``unlabelled``
-    cases: what ``hit@5`` in a gate means, with no new calls."""
-    keep = [r for r in records if r.get("reason") not in ("error", "unlabelled")]
-    p = first_positions(
+def stored_positions(records: Sequence[Mapping[str, Any]]) -> Positions:
+    """:class:`Positions` from run-file case records (their stored ``ranking``,
+    ``expected`` and ``expect``), leaving out ``error`` and ``unlabelled`` cases: the one
+    place the gate's ``hit@5``, ``sweep`` and :func:`retrieval_at` measure rankings
+    already made, at any k, with no new call."""
+    keep = [r for r in records if r.get("reason") not in NOT_SCORED]
+    return first_positions(
         [list(r.get("ranking") or ()) for r in keep],
         [list(r.get("expected") or ()) for r in keep],
-        [r.get("expect", "any") for r in keep],
+        [r.get("expect") or "any" for r in keep],
     )
-    return retrieval_means(p, k)
+
+
+def retrieval_at(records: Sequence[Mapping[str, Any]], k: int) -> dict[str, float | None]:
+    """hit, recall, precision, mrr at ``k`` from run-file case records (:func:`stored_positions`)."""
+    return retrieval_means(stored_positions(records), k)

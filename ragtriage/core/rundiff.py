@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .diagnosis import PASSING, REASONS
 from .schema import SUMMARY_METRICS
+
+if TYPE_CHECKING:
+    from .runfile import RunFile
 
 GOOD = PASSING  # supported-correct, appropriate-abstention
 NEUTRAL = frozenset({"unlabelled"})  # not scored: neither a failure nor a success
@@ -127,17 +131,16 @@ def _num(v):
     return v
 
 
-def diff_runs(a, b) -> RunDiff:
-    """``a``/``b``: loaded runs (:class:`ragtriage.core.runfile.RunFile`: ``path``,
-    ``meta``, ``cases`` (dicts with ``id`` and ``reason``), ``summary``)."""
-    d = RunDiff(str(a.path), str(b.path), dict(a.meta), dict(b.meta))
-    reasons_a = {c["id"]: c.get("reason") for c in a.cases}
-    reasons_b = {c["id"]: c.get("reason") for c in b.cases}
+def _case_changes(d: RunDiff, a: RunFile, b: RunFile) -> tuple[dict[str, str], dict[str, str]]:
+    """Fill ``d.edited``, ``d.changes`` (by kind, file order within one) and ``d.unchanged``;
+    returns each run's reason by case id."""
+    reasons_a: dict[str, str] = {c["id"]: c["reason"] for c in a.cases}
+    reasons_b: dict[str, str] = {c["id"]: c["reason"] for c in b.cases}
     recs_b = {c["id"]: c for c in b.cases}
-    for ra in a.cases:
-        rb = recs_b.get(ra["id"])
-        if rb is not None and any(_label_of(ra, f) != _label_of(rb, f) for f in _CASE_KEYS):
-            d.edited.append(ra["id"])
+    for rec_a in a.cases:
+        rec_b = recs_b.get(rec_a["id"])
+        if rec_b is not None and any(_label_of(rec_a, f) != _label_of(rec_b, f) for f in _CASE_KEYS):
+            d.edited.append(rec_a["id"])
     for cid, ra in reasons_a.items():
         if cid not in reasons_b:
             d.changes.append(CaseChange(cid, ra, None, "removed"))
@@ -147,18 +150,22 @@ def diff_runs(a, b) -> RunDiff:
             d.unchanged += 1
         else:
             d.changes.append(CaseChange(cid, ra, reasons_b[cid], kind))
-    for cid, rb in reasons_b.items():
-        if cid not in reasons_a:
-            d.changes.append(CaseChange(cid, None, rb, "new"))
+    d.changes += [CaseChange(cid, None, rb, "new") for cid, rb in reasons_b.items() if cid not in reasons_a]
     rank = {k: i for i, k in enumerate(KINDS)}
     d.changes.sort(key=lambda c: rank[c.kind])  # stable: file order within a kind
+    return reasons_a, reasons_b
 
-    for name in REASON_ORDER + tuple(sorted(set(reasons_a.values()) | set(reasons_b.values()))):
+
+def _reason_counts(d: RunDiff, reasons_a: dict[str, str], reasons_b: dict[str, str]) -> None:
+    names = set(reasons_a.values()) | set(reasons_b.values())
+    for name in REASON_ORDER + tuple(sorted(names)):
         ca = sum(1 for r in reasons_a.values() if r == name)
         cb = sum(1 for r in reasons_b.values() if r == name)
         if (ca or cb) and name not in d.reasons:
             d.reasons[name] = (ca, cb)
 
+
+def _metric_deltas(d: RunDiff, a: RunFile, b: RunFile) -> None:
     sa, sb = a.summary or {}, b.summary or {}
     for name in DELTA_METRICS:
         va, vb = _num(sa.get(name)), _num(sb.get(name))
@@ -167,10 +174,11 @@ def diff_runs(a, b) -> RunDiff:
         delta = None if va is None or vb is None else round(vb - va, 6)
         d.metrics[name] = (va, vb, delta)
 
-    if a.summary is None:
-        d.notes.append(f"{a.path}: no summary line (interrupted run?): metric deltas left out")
-    if b.summary is None:
-        d.notes.append(f"{b.path}: no summary line (interrupted run?): metric deltas left out")
+
+def _notes(d: RunDiff, a: RunFile, b: RunFile) -> None:
+    for run in (a, b):
+        if run.summary is None:
+            d.notes.append(f"{run.path}: no summary line (interrupted run?): metric deltas left out")
     if d.testset_changed:
         d.notes.append(
             f"the runs were made on different versions of the test set "
@@ -189,6 +197,16 @@ def diff_runs(a, b) -> RunDiff:
     ka, kb = a.meta.get("k"), b.meta.get("k")
     if ka is not None and kb is not None and ka != kb:
         d.notes.append(f"k differs: {ka} in run A, {kb} in run B")
+
+
+def diff_runs(a: RunFile, b: RunFile) -> RunDiff:
+    """``a``/``b``: loaded runs (:class:`ragtriage.core.runfile.RunFile`: ``path``,
+    ``meta``, ``cases`` (dicts with ``id`` and ``reason``), ``summary``)."""
+    d = RunDiff(str(a.path), str(b.path), dict(a.meta), dict(b.meta))
+    reasons_a, reasons_b = _case_changes(d, a, b)
+    _reason_counts(d, reasons_a, reasons_b)
+    _metric_deltas(d, a, b)
+    _notes(d, a, b)
     return d
 
 
@@ -306,11 +324,3 @@ def render_markdown(d: RunDiff) -> str:
 
 
 # ---------------------------------------------------------------- reading
-
-
-def load_run(path):
-    """Read a run file (formats.md §4) with the project's reader; bad input raises
-    InputError, located. Returns a :class:`ragtriage.core.runfile.RunFile`."""
-    from .runfile import read_run
-
-    return read_run(path)

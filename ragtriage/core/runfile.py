@@ -10,13 +10,17 @@ located errors. The CI gate, ``diff`` and triage read runs through
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
+from typing import Any
 
 import orjson
 
 from .clock import utc_now
 from .errors import InputError, Problem
+from .files import require_regular_file
 from .secrets import redact_bytes
 
 _DUMP = orjson.OPT_APPEND_NEWLINE
@@ -68,100 +72,211 @@ class RunFile:
         return {c["id"]: c for c in self.cases}
 
 
-def read_run(path) -> RunFile:
+_META_LINE = 'the first line must be the meta line ({"type": "meta", ...}); is this a ragtriage run file?'
+
+
+def _str_list(v: object) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def _count(v: object) -> bool:
+    """A whole number of tokens a run can hold (JSON may write it as ``12.0``)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    return 0 <= v < 1e15 and float(v).is_integer()
+
+
+#: case-line fields that may be absent or null, each with its check and what it must be
+_CASE_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "ranking": (_str_list, "a list of chunk ids"),
+    "expected": (_str_list, "a list of chunk ids"),
+    "prompt_ids": (_str_list, "a list of chunk ids"),
+    "reasons": (_str_list, "a list of strings"),
+    "answer": (lambda v: isinstance(v, str), "a string or null"),
+    "tokens": (_count, "a whole number of 0 or more"),
+}
+_META_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "testset": (lambda v: isinstance(v, str), "a path (a string)"),
+    "testset_hash": (lambda v: isinstance(v, str), "a string"),
+    "system": (lambda v: isinstance(v, str), "a string"),
+}
+
+
+class _Reader:
+    """One pass over a run file's lines, collecting located problems (at most 50)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
+        self.meta: dict[str, Any] | None = None
+        self.cases: list[dict[str, Any]] = []
+        self.seen: dict[str, int] = {}
+        self.summary: dict[str, Any] | None = None
+
+    def problem(self, line: int, msg: str, **where: Any) -> None:
+        self.problems.append(Problem(self.name, line, msg, **where))
+
+    def fields(self, obj: dict[str, Any], line: int, checks: dict[str, Any], case: str | None = None) -> bool:
+        ok = True
+        for key, (check, what) in checks.items():
+            v = obj.get(key)
+            if v is not None and not check(v):
+                self.problem(line, f"must be {what}", case=case, field=key)
+                ok = False
+        return ok
+
+    def line(self, line: int, obj: object) -> bool:
+        """Take one parsed line; False when reading must stop."""
+        if not isinstance(obj, dict):
+            self.problem(line, f"expected a JSON object, got {type(obj).__name__}")
+            return True
+        kind = obj.get("type")
+        if self.meta is None and kind != "meta":
+            self.problem(line, _META_LINE, field="type")
+            return False
+        if kind == "meta":
+            self.meta_line(line, obj)
+        elif kind == "case":
+            self.case_line(line, obj)
+        elif kind == "summary":
+            if self.summary is not None:
+                self.problem(line, "a second summary line", field="type")
+            self.summary = obj
+        else:
+            self.problem(line, f"unknown line type {kind!r} (meta, case or summary)", field="type")
+        return True
+
+    def meta_line(self, line: int, obj: dict[str, Any]) -> None:
+        if self.meta is not None:
+            self.problem(line, "a second meta line", field="type")
+            return
+        self.meta = obj
+        k = obj.get("k")
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            self.problem(line, "must be a whole number of 1 or more", field="k")
+        self.fields(obj, line, _META_FIELDS)
+
+    def case_line(self, line: int, obj: dict[str, Any]) -> None:
+        cid = obj.get("id")
+        if not isinstance(cid, str) or not cid:
+            self.problem(line, "is required (the case id)", field="id")
+        elif cid in self.seen:
+            self.problem(line, f"duplicate case (first at line {self.seen[cid]})", case=cid, field="id")
+        elif not isinstance(obj.get("reason"), str):
+            self.problem(line, "is required (the diagnosis)", case=cid, field="reason")
+        elif self.fields(obj, line, _CASE_FIELDS, case=cid):
+            self.seen[cid] = line
+            self.cases.append(obj)
+
+
+def _read_bytes(path: Path) -> bytes:
+    name = str(path)
+    try:
+        if not path.exists():
+            raise InputError(Problem(name, None, "run file not found"))
+    except ValueError as e:  # a NUL in the path
+        raise InputError(Problem(repr(name), None, f"not a usable path ({e})")) from None
+    if path.is_dir():
+        raise InputError(Problem(name, None, "is a folder, not a run file"))
+    require_regular_file(path, "run file")
+    data = path.read_bytes()
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+
+
+def read_run(path: str | PathLike[str]) -> RunFile:
     """Read a run file; bad lines raise :class:`InputError` naming file, line and field.
 
     A last line cut off mid-way (a killed run) is dropped with a warning."""
     path = Path(path)
-    name = str(path)
-    if not path.exists():
-        raise InputError(Problem(name, None, "run file not found"))
-    if path.is_dir():
-        raise InputError(Problem(name, None, "is a folder, not a run file"))
-    data = path.read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    data = _read_bytes(path)
+    reader = _Reader(str(path))
     lines = data.split(b"\n")
-    problems: list[Problem] = []
-    warnings: list[Problem] = []
-    meta: dict | None = None
-    cases: list[dict] = []
-    seen: dict[str, int] = {}
-    summary: dict | None = None
-    last = len(lines)
     for lineno, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError as e:
-            if lineno == last and not data.endswith(b"\n"):
-                warnings.append(
-                    Problem(name, lineno, "last line cut off (interrupted run?); ignored", severity="warning")
-                )
-                continue
-            problems.append(Problem(name, lineno, f"not valid JSON ({e.args[0] if e.args else e})"))
+            if lineno == len(lines) and not data.endswith(b"\n"):
+                msg = "last line cut off (interrupted run?); ignored"
+                reader.warnings.append(Problem(str(path), lineno, msg, severity="warning"))
+            else:
+                reader.problem(lineno, f"not valid JSON ({e.args[0] if e.args else e})")
             continue
-        kind = obj.get("type") if isinstance(obj, dict) else None
-        if not isinstance(obj, dict):
-            problems.append(Problem(name, lineno, f"expected a JSON object, got {type(obj).__name__}"))
-        elif meta is None and kind != "meta":
-            problems.append(
-                Problem(
-                    name,
-                    lineno,
-                    "the first line must be the meta line "
-                    "({\"type\": \"meta\", ...}); is this a ragtriage run file?",
-                    field="type",
-                )
-            )
+        if not reader.line(lineno, obj) or len(reader.problems) >= 50:
             break
-        elif kind == "meta":
-            if meta is not None:
-                problems.append(Problem(name, lineno, "a second meta line", field="type"))
-            else:
-                meta = obj
-                if not isinstance(obj.get("k"), int) or isinstance(obj.get("k"), bool) or obj["k"] < 1:
-                    problems.append(Problem(name, lineno, "must be a whole number of 1 or more", field="k"))
-        elif kind == "case":
-            cid = obj.get("id")
-            if not isinstance(cid, str) or not cid:
-                problems.append(Problem(name, lineno, "is required (the case id)", field="id"))
-            elif cid in seen:
-                problems.append(
-                    Problem(name, lineno, f"duplicate case (first at line {seen[cid]})", case=cid, field="id")
-                )
-            elif not isinstance(obj.get("reason"), str):
-                problems.append(
-                    Problem(name, lineno, "is required (the diagnosis)", case=cid, field="reason")
-                )
-            elif obj.get("ranking") is not None and not isinstance(obj.get("ranking"), list):
-                problems.append(
-                    Problem(name, lineno, "must be a list of chunk ids", case=cid, field="ranking")
-                )
-            else:
-                seen[cid] = lineno
-                obj["_line"] = lineno
-                cases.append(obj)
-        elif kind == "summary":
-            if summary is not None:
-                problems.append(Problem(name, lineno, "a second summary line", field="type"))
-            summary = obj
-        else:
-            problems.append(
-                Problem(name, lineno, f"unknown line type {kind!r} (meta, case or summary)", field="type")
-            )
-        if len(problems) >= 50:
-            break
-    if meta is None and not problems:
-        problems.append(Problem(name, None, "empty run file (no meta line)"))
-    if problems or meta is None:
-        raise InputError(problems)
-    for c in cases:
-        c.pop("_line", None)
+    if reader.meta is None and not reader.problems:
+        reader.problems.append(Problem(str(path), None, "empty run file (no meta line)"))
+    if reader.problems or reader.meta is None:
+        raise InputError(reader.problems)
+    summary = reader.summary
     if summary is not None:
         summary = {key: v for key, v in summary.items() if key != "type"}
-    return RunFile(path, meta, cases, summary, warnings)
+    return RunFile(path, reader.meta, reader.cases, summary, reader.warnings)
+
+
+# ---------------------------------------------------------------------------- without reading it all
+
+
+def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
+    """The test set of a run: ``given`` (``--testset``) or the one named in its meta line,
+    tried as written (relative to the working folder), then relative to the run file."""
+    if given:
+        p = Path(given)
+        if not p.is_file():
+            raise InputError(Problem(str(p), None, "test set not found"))
+        return p
+    named = meta.get("testset")
+    if not named:
+        raise InputError(
+            Problem(str(run_path), 1, "the run names no test set: pass --testset TESTSET", field="testset")
+        )
+    p = Path(named)
+    # a run moved with its test set beside it (a CI artifact, a copy in another folder)
+    # names the old absolute path: the file of that name next to the run is the one
+    cands = (
+        [p, run_path.parent / p.name]
+        if p.is_absolute()
+        else [p, run_path.parent / p, run_path.parent / p.name]
+    )
+    for cand in cands:
+        if cand.is_file():
+            return cand
+    raise InputError(
+        Problem(
+            str(run_path),
+            1,
+            f"the run's test set {named} was not found: pass --testset TESTSET",
+            field="testset",
+        )
+    )
+
+
+def read_meta(run_path) -> dict:
+    """The meta line of a run file (first line only: cheap on a huge run)."""
+    run_path = Path(run_path)
+    if not run_path.is_file():
+        raise InputError(Problem(str(run_path), None, "run file not found"))
+    with open(run_path, "rb") as f:
+        first = f.readline()
+    if first.startswith(b"\xef\xbb\xbf"):
+        first = first[3:]
+    try:
+        meta = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        meta = None
+    if not isinstance(meta, dict) or meta.get("type") != "meta":
+        raise InputError(
+            Problem(
+                str(run_path),
+                1,
+                "the first line must be the meta line "
+                "({\"type\": \"meta\", ...}); is this a ragtriage run file?",
+                field="type",
+            )
+        )
+    return meta
 
 
 class RunWriter:

@@ -110,6 +110,27 @@ def test_export_trec_with_run_writes_qrels_and_run(cli, tmp_path):
     ]
 
 
+def test_export_ragas_with_run_carries_what_the_system_did(cli_in, tmp_path):
+    """Issue 12 #21: a run's retrieved contexts and answers handed to ragas."""
+    run = tmp_path / "run.jsonl"
+    r = cli_in("run", SHOP_ES, "--out", run, "--quiet")
+    assert r.returncode == 0, r.stderr
+    r = cli_in("export", SHOP_ES, "--format", "ragas", "--run", run)
+    assert r.returncode == 0, r.stderr
+    samples = [json.loads(line) for line in r.stdout.splitlines()]
+    records = {
+        rec["id"]: rec for rec in map(json.loads, run.read_text().splitlines()) if rec["type"] == "case"
+    }
+    texts = {c["id"]: c["text"] for c in map(json.loads, CORPUS_ES.read_text().splitlines())}
+    doc = TestSetDocument.load(SHOP_ES)
+    assert len(samples) == len(doc.cases)
+    for case, sample in zip(doc.cases, samples, strict=True):
+        rec = records[case.id]
+        assert sample["retrieved_context_ids"] == rec["ranking"]
+        assert sample["retrieved_contexts"] == [texts[cid] for cid in rec["ranking"]]
+        assert sample.get("response") == rec.get("answer")
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

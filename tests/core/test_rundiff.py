@@ -7,7 +7,8 @@ import json
 import pytest
 
 from ragtriage.core.errors import InputError
-from ragtriage.core.rundiff import classify, diff_runs, load_run, render_markdown, render_text
+from ragtriage.core.rundiff import classify, diff_runs, render_markdown, render_text
+from ragtriage.core.runfile import read_run
 
 
 def write_run(path, cases, summary=None, meta=None):
@@ -63,7 +64,7 @@ def test_diff_lists_exactly_the_changed_cases(tmp_path):
         ],
         summary={"hit": 0.75, "accuracy": 0.4, "tokens": 1200, "mrr": 0.5},
     )
-    d = diff_runs(load_run(a), load_run(b))
+    d = diff_runs(read_run(a), read_run(b))
     assert [(c.id, c.kind) for c in d.changes] == [
         ("precio-entrega", "regressed"),
         ("plazo-entrega", "fixed"),
@@ -102,7 +103,7 @@ def test_different_testset_versions_are_reported_not_crashed(tmp_path):
         summary={"hit": 1.0},
         meta={"testset_hash": "bbb", "k": 5},
     )
-    d = diff_runs(load_run(a), load_run(b))
+    d = diff_runs(read_run(a), read_run(b))
     assert d.testset_changed
     assert [c.kind for c in d.changes] == ["fixed"]
     assert any("different versions of the test set (aaa vs bbb)" in n for n in d.notes)
@@ -113,7 +114,7 @@ def test_different_testset_versions_are_reported_not_crashed(tmp_path):
 def test_interrupted_run_without_summary(tmp_path):
     a = write_run(tmp_path / "a.jsonl", [("q1", "retrieval-miss")])
     b = write_run(tmp_path / "b.jsonl", [("q1", "retrieval-miss")], summary={"hit": 0.0})
-    d = diff_runs(load_run(a), load_run(b))
+    d = diff_runs(read_run(a), read_run(b))
     assert d.changes == [] and d.unchanged == 1
     assert d.metrics["hit"] == (None, 0.0, None)
     assert any("no summary line" in n for n in d.notes)
@@ -131,7 +132,7 @@ def test_markdown_snapshot(tmp_path):
         [("q|1", "wrong-answer"), ("q2", "supported-correct")],
         summary={"hit": 1.0, "supported": 1.0},
     )
-    md = render_markdown(diff_runs(load_run(a), load_run(b)))
+    md = render_markdown(diff_runs(read_run(a), read_run(b)))
     md = md.replace(str(tmp_path), "T")
     assert md == (
         "## ragtriage diff\n\n"
@@ -177,7 +178,7 @@ def test_bad_run_files_are_located(tmp_path, content, line, message):
     p = tmp_path / "bad.jsonl"
     p.write_text(content, encoding="utf-8")
     with pytest.raises(InputError) as e:
-        load_run(p)
+        read_run(p)
     prob = e.value.problems[0]
     assert prob.file == str(p) and prob.line == line
     assert message in str(prob)
@@ -185,7 +186,7 @@ def test_bad_run_files_are_located(tmp_path, content, line, message):
 
 def test_missing_run_file(tmp_path):
     with pytest.raises(InputError, match="run file not found"):
-        load_run(tmp_path / "nope.jsonl")
+        read_run(tmp_path / "nope.jsonl")
 
 
 def test_cases_edited_between_the_runs_are_named(tmp_path):
@@ -207,7 +208,62 @@ def test_cases_edited_between_the_runs_are_named(tmp_path):
     recs[2]["expected"] = ["c"]
     recs[2]["expect"] = "any"
     b.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
-    d = diff_runs(load_run(a), load_run(b))
+    d = diff_runs(read_run(a), read_run(b))
     assert d.edited == ["q1"]
     assert any("1 case(s) were edited between the runs (question or labels): q1" in n for n in d.notes)
     assert d.to_dict()["edited"] == ["q1"]
+
+
+def test_run_meta_and_testset_from_core_runfile(tmp_path):
+    """triage (and any tool) finds a run's test set without the app: core.runfile holds it."""
+    from ragtriage.core.runfile import read_meta, resolve_testset
+
+    run = tmp_path / "r.jsonl"
+    run.write_text('{"type": "meta", "testset": "/elsewhere/ts.yaml", "k": 3}\n{"type": "case"}\n')
+    meta = read_meta(run)
+    assert meta["k"] == 3
+    (tmp_path / "ts.yaml").write_text("cases: []\n")  # moved with its run: found beside it
+    assert resolve_testset(run, meta) == tmp_path / "ts.yaml"
+    with pytest.raises(InputError):
+        resolve_testset(run, dict(meta, testset="nowhere/none.yaml"))
+
+
+_META = '{"type": "meta", "testset": "ts.yaml", "k": 3}\n'
+
+
+@pytest.mark.parametrize(
+    "line, field",
+    [
+        ('{"type": "case", "id": "a", "reason": "x", "expected": 5}', "expected"),
+        ('{"type": "case", "id": "a", "reason": "x", "ranking": [1, null, {}]}', "ranking"),
+        ('{"type": "case", "id": "a", "reason": "x", "reasons": [1]}', "reasons"),
+        ('{"type": "case", "id": "a", "reason": "x", "tokens": 1e30}', "tokens"),
+        ('{"type": "case", "id": "a", "reason": "x", "answer": ["no"]}', "answer"),
+    ],
+)
+def test_wrongly_typed_run_fields_are_located(tmp_path, line, field):
+    """Issue 12 #13: each of these gave a traceback further on (gate, diff, triage)."""
+    p = tmp_path / "run.jsonl"
+    p.write_text(_META + line + "\n")
+    with pytest.raises(InputError) as e:
+        read_run(p)
+    (problem,) = e.value.problems
+    assert problem.line == 2 and problem.field == field and "must be" in problem.message
+
+
+def test_wrongly_typed_meta_is_located(tmp_path):
+    p = tmp_path / "run.jsonl"
+    p.write_text('{"type": "meta", "testset": 5, "k": 3}\n')
+    with pytest.raises(InputError) as e:
+        read_run(p)
+    assert e.value.problems[0].field == "testset"
+
+
+def test_a_fifo_as_run_file_is_refused_not_waited_on(tmp_path):
+    import os
+
+    p = tmp_path / "run.jsonl"
+    os.mkfifo(p)
+    with pytest.raises(InputError) as e:
+        read_run(p)
+    assert "FIFO" in str(e.value.problems[0])
