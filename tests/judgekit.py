@@ -10,6 +10,7 @@ connections alive like a real one, so the client's pool is exercised.
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,14 +35,14 @@ def verdict(supported: bool, correct: bool | None, reason: str = "ok") -> Reply:
 
 
 class FakeModel:
-    def __init__(self, script: Callable[[dict], Reply]):
+    def __init__(self, script: Callable[[dict], Reply], port: int = 0):
         self.script = script
         self.requests: list[dict] = []
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._serve, daemon=True)
-        self.port = 0
+        self.port = port
 
     @property
     def base(self) -> str:
@@ -61,7 +62,9 @@ class FakeModel:
 
     def _serve(self) -> None:
         asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(asyncio.start_server(self._conn, "127.0.0.1", 0, backlog=512))
+        server = self._loop.run_until_complete(
+            asyncio.start_server(self._conn, "127.0.0.1", self.port, backlog=512)
+        )
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
         self._loop.run_forever()
@@ -113,3 +116,81 @@ class FakeModel:
                 await writer.drain()
         finally:
             writer.close()
+
+
+_NUM = re.compile(r"\d+")
+_WORD = re.compile(r"[\w@.]+")
+_NUMBER_WORDS = {"uno": "1", "dos": "2", "tres": "3", "cuatro": "4", "cinco": "5", "seis": "6", "siete": "7"}
+
+
+def _words(text: str, numbers: bool) -> list[str]:
+    out = []
+    for w in _WORD.findall(text.lower()):
+        w = w.strip(".")
+        w = _NUMBER_WORDS.get(w, w) if numbers else w
+        if w.isdigit() or len(w) > 3:
+            out.append(w)
+    return out
+
+
+def rule_judge(req: dict) -> Reply:
+    """A deterministic stand-in judge for demos and benchmarks. A model named ``*small*``
+    checks only that the answer's digits are in the sources; any other reads number
+    words too and wants 70 % of the answer's words in the sources. ``correct``: every
+    word of the reference is in the answer."""
+    careful = "small" not in str(req["body"].get("model"))
+    user = req["body"]["messages"][1]["content"]
+    blocks = user.split("\n\n")
+    sources = " ".join(b for b in blocks if b.startswith("["))
+    answer = next((b.split(": ", 1)[1] for b in blocks if b.split(":")[0] in ANSWER_LABELS), "")
+    answer = re.sub(r"\[[^\]]*\]", "", answer)
+    ref = next((b.split(":", 1)[1] for b in blocks if b.split(":")[0] in REFERENCE_LABELS), None)
+    src, ans = set(_words(sources, careful)), _words(answer, careful)
+    supported = all(w in src for w in ans if w.isdigit())
+    if careful and ans:
+        supported = supported and sum(w in src for w in ans) >= 0.7 * len(ans)
+    correct = None
+    if ref is not None:
+        correct = all(w in ans for w in _words(ref, careful))
+    reason = "todo sale de las fuentes" if supported else "la respuesta dice algo que no está en las fuentes"
+    return verdict(supported, correct, reason)
+
+
+ANSWER_LABELS = ("Answer", "Respuesta", "Antwort", "Antwoord")
+REFERENCE_LABELS = (
+    "Reference",
+    "Referencia",
+    "Referenz",
+    "Referentie",
+    "The answer must say (in meaning)",
+    "La respuesta debe decir (en el sentido)",
+    "Die Antwort muss (im Sinn) sagen",
+    "Het antwoord moet (in betekenis) zeggen",
+)
+
+
+def main() -> None:
+    """``python -m tests.judgekit PORT [DELAY_MS]``: serve :func:`rule_judge` until Ctrl-C."""
+    import sys
+    import time
+
+    port = int(sys.argv[1]) if len(sys.argv) > 1 else 8080
+    delay = float(sys.argv[2]) / 1000 if len(sys.argv) > 2 else 0.0
+
+    def script(req: dict) -> Reply:
+        r = rule_judge(req)
+        r.delay = delay
+        return r
+
+    m = FakeModel(script, port=port)
+    with m:
+        print(f"stand-in judge on {m.base}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -118,7 +118,7 @@ def refuse_unproven(
                     None,
                     f"{metric}: refused: the judge's κ on {q} is {shown} on {a['n']} graded case(s); "
                     f"a bar on a judge metric needs κ ≥ {min_kappa:g} on ≥ {min_grades} "
-                    "(grade more answers with g in triage, see `ragtriage judge`)",
+                    "(see `ragtriage judge`; grade more answers with g in triage, or try another judge)",
                 )
             )
     if problems:
