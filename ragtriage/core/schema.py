@@ -23,7 +23,9 @@ CASE_FIELDS = (
     "tags",
     "notes",
 )
-TOP_KEYS = ("version", "corpus", "language", "decline", "k", "gates", "cases", "labels")
+# the top-level settings of a test set, in file order; every list of them is this one
+SETTINGS_KEYS = ("version", "corpus", "language", "decline", "k", "gates")
+TOP_KEYS = (*SETTINGS_KEYS, "cases", "labels")
 LABEL_FIELDS = ("sha", "text", "doc", "start", "end", "when", "corpus")
 SUMMARY_METRICS = (
     "hit",
