@@ -23,7 +23,8 @@ CASE_FIELDS = (
     "tags",
     "notes",
 )
-TOP_KEYS = (
+# the top-level settings of a test set, in file order; every list of them is this one
+SETTINGS_KEYS = (
     "version",
     "corpus",
     "language",
@@ -33,9 +34,8 @@ TOP_KEYS = (
     "judge",
     "judge_kappa",
     "judge_min_grades",
-    "cases",
-    "labels",
 )
+TOP_KEYS = (*SETTINGS_KEYS, "cases", "labels")
 LABEL_FIELDS = ("sha", "text", "doc", "start", "end", "when", "corpus")
 SUMMARY_METRICS = (
     "hit",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 
 import yaml
 
@@ -220,7 +221,9 @@ def render_block_scalar(s: str, indent: int, style: str = "|") -> str | None:
     return out
 
 
-def render_flow_list(values, old_items: list[tuple[object, str]] | None = None, spaced: bool = False) -> str:
+def render_flow_list(
+    values: Sequence[object], old_items: Sequence[tuple[object, str]] | None = None, spaced: bool = False
+) -> str:
     """``[a, b]``; items whose value is unchanged keep their original spelling."""
     pool: dict = {}
     for v, src in old_items or ():
