@@ -184,7 +184,7 @@ async def interaction(path, n_keys: int) -> tuple[list[float], list[float], floa
     frames = _instrument(app)
     t0 = time.perf_counter()
     async with app.run_test(size=SIZE) as pilot:
-        while app.session is None or app.corpus is None:
+        while not app.loaded or app.corpus is None:
             await asyncio.sleep(0.005)
         loaded = time.perf_counter() - t0
         await idle(app, pilot)
@@ -200,7 +200,7 @@ async def picker(path, queries: list[str]) -> tuple[float, list[float], list[flo
     app = ours(path)
     frames = _instrument(app)
     async with app.run_test(size=SIZE) as pilot:
-        while app.session is None or app.corpus is None:
+        while not app.loaded or app.corpus is None:
             if app.corpus_error:
                 raise SystemExit(f"corpus not loaded: {app.corpus_error}")
             await asyncio.sleep(0.01)

@@ -135,7 +135,7 @@ async def open_triage(run: Path, testset: Path, *, relabels: int = 0):
         await pilot.pause()  # the table painted with the groups
         out["view"] = time.perf_counter() - t0
         out["counts"] = screen.state.counts()
-        while app.session is None:
+        while not app.loaded:
             await pilot.pause(0.005)
         out["doc"] = time.perf_counter() - t0
         await settle(app, pilot)

@@ -3,9 +3,12 @@
 The app owns the shared state every screen reads — the editing
 :class:`~ragtriage.tui.session.Session`, the corpus, the lexical index, the run's
 reasons and the stale labels — and loads each of them in a worker so that keys
-never wait on a file. Screens show state and call :meth:`RagtriageApp.edit`
-(one place where the document changes, the recovery file is written and every
-screen is told to refresh).
+never wait on a file. Workers report back with messages
+(:mod:`ragtriage.tui.messages`). Screens show state and call
+:meth:`RagtriageApp.edit` (one place where the document changes, the recovery
+file is written and every screen is told, by a :class:`DocumentChanged`
+message); they move between each other through the app's ``open_*`` methods, so
+no screen imports another.
 """
 
 from __future__ import annotations
@@ -13,17 +16,46 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from textual import work
+from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from .base import AppScreen
+from .messages import (
+    AppStateChanged,
+    CorpusFailed,
+    CorpusLoaded,
+    DocumentChanged,
+    DocumentLoaded,
+    IndexBuilt,
+    IndexFailed,
+    LoadFailed,
+    Notice,
+    PreviewRead,
+    Reloaded,
+    StaleCheckAgain,
+    StaleChecked,
+)
 from .screens.cases import CasesScreen
-from .screens.dialogs import Choice, HelpScreen
-from .session import Session, find_recovery
+from .screens.dialogs import Choice, HelpScreen, confirm
+from .session import Recovery, Session, find_recovery
+
+if TYPE_CHECKING:
+    from ..core.corpus import Corpus
+    from ..core.document import TestSetDocument
+    from ..core.errors import InputError
+    from ..core.schema import Case
+    from ..core.search import LexicalIndex
+    from ..core.staleness import StaleEntry
 
 PREVIEW_ABOVE_BYTES = 1 << 20  # above ~5k cases, paint the first rows before the whole file is read
+
+
+class NotLoaded(RuntimeError):
+    """The test set is still loading: check ``app.loaded`` before reaching for the session."""
 
 
 class RagtriageApp(App[int]):
@@ -46,9 +78,9 @@ class RagtriageApp(App[int]):
 
     def __init__(
         self,
-        testset_path,
-        run_path=None,
-        corpus_path=None,
+        testset_path: str | Path,
+        run_path: str | Path | None = None,
+        corpus_path: str | Path | None = None,
         *,
         recovery: bool = True,
         use_cache: bool = True,
@@ -61,30 +93,42 @@ class RagtriageApp(App[int]):
         self.corpus_override = Path(corpus_path) if corpus_path else None
         self.recovery_enabled = recovery
         self.use_cache = use_cache
-        self.session: Session | None = None
-        self.corpus = None  # ragtriage.core.corpus.Corpus once loaded
+        self._session: Session | None = None
+        self.corpus: Corpus | None = None
         self.corpus_error: str | None = None
-        self.index = None  # LexicalIndex once built
+        self.index: LexicalIndex | None = None
         self.index_error: str | None = None
         self.reasons: dict[str, str] = {}
-        self.stale_report = None  # list[StaleEntry] once checked
+        self.stale_report: list[StaleEntry] | None = None
         self._stale_wanted = False  # a stale check was asked for since the last one started
         self._stale_running = False
-        self.load_error = None  # InputError that stopped the app (edit_cmd prints it)
-        self.preview: list | None = None  # the first cases of a big file, shown while it loads
-        self.loaded = False
+        self.load_error: InputError | None = None  # what stopped the app (edit_cmd prints it)
+        self.preview: list[Case] | None = None  # the first cases of a big file, shown while it loads
         self.title = f"ragtriage · {self.testset_path.name}"
 
     # -- state -----------------------------------------------------------------------
     @property
-    def doc(self):
-        return self.session.doc if self.session else None
+    def loaded(self) -> bool:
+        """The test set is loaded (``session`` and ``doc`` are available)."""
+        return self._session is not None
+
+    @property
+    def session(self) -> Session:
+        """The editing session; raises :class:`NotLoaded` while the test set loads."""
+        if self._session is None:
+            raise NotLoaded(f"{self.testset_path.name} is still loading")
+        return self._session
+
+    @property
+    def doc(self) -> TestSetDocument:
+        """The test-set document; raises :class:`NotLoaded` while it loads."""
+        return self.session.doc
 
     @property
     def corpus_path(self) -> Path | None:
         if self.corpus_override is not None:
             return self.corpus_override
-        return self.doc.corpus_path if self.doc is not None else None
+        return self._session.doc.corpus_path if self._session is not None else None
 
     @property
     def stale_ids(self) -> set[str]:
@@ -93,9 +137,7 @@ class RagtriageApp(App[int]):
     # -- start-up ----------------------------------------------------------------------
     def on_mount(self) -> None:
         if self.mode == "triage":
-            from .screens.triage import TriageScreen
-
-            self.push_screen(TriageScreen(self.run_path))  # it calls load_document once the run is shown
+            self.open_triage()  # it calls load_document once the run is shown
         else:
             self.push_screen(CasesScreen())
             self.load_document()
@@ -103,7 +145,7 @@ class RagtriageApp(App[int]):
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def load_document(self) -> None:
         from ..core.document import TestSetDocument
-        from ..core.errors import InputError
+        from ..core.errors import InputError, Problem, TestSetError
 
         try:
             big = self.testset_path.stat().st_size > PREVIEW_ABOVE_BYTES
@@ -114,52 +156,56 @@ class RagtriageApp(App[int]):
 
             preview = preview_cases(self.testset_path)
             if preview:
-                self.call_from_thread(self._previewed, preview)
+                self.post_message(PreviewRead(preview))
         was = gc.isenabled()
         gc.disable()  # a bulk load of small objects: the cyclic GC would dominate
         try:
             doc = TestSetDocument.load(self.testset_path, use_cache=self.use_cache)
         except InputError as e:
-            self.call_from_thread(self._fail, e)
+            self.post_message(LoadFailed(e))
             return
         except OSError as e:
-            from ..core.errors import Problem, TestSetError
-
-            self.call_from_thread(
-                self._fail, TestSetError(Problem(str(self.testset_path), None, e.strerror or str(e)))
-            )
+            problem = Problem(str(self.testset_path), None, e.strerror or str(e))
+            self.post_message(LoadFailed(TestSetError(problem)))
             return
         finally:
             if was:
                 gc.enable()
-        reasons = {}
+        reasons: dict[str, str] = {}
         if self.run_path is not None and self.mode != "triage":  # triage reads the whole run itself
             from .data import read_reasons
 
             try:
                 reasons = read_reasons(self.run_path)
             except InputError as e:
-                self.call_from_thread(self._fail, e)
+                self.post_message(LoadFailed(e))
                 return
         gc.freeze()  # keep the loaded tree out of every later collection: no pauses on keys
-        self.call_from_thread(self._document_loaded, doc, reasons)
+        self.post_message(DocumentLoaded(doc, reasons))
 
-    def _previewed(self, cases: list) -> None:
-        if self.session is None:
-            self.preview = cases
-            self.refresh_screens()
+    @on(PreviewRead)
+    def _previewed(self, event: PreviewRead) -> None:
+        if self._session is None:
+            self.preview = event.cases
+            self.announce()
 
-    def _fail(self, error) -> None:
+    @on(LoadFailed)
+    def _load_failed(self, event: LoadFailed) -> None:
+        self.fail(event.error)
+
+    def fail(self, error: InputError) -> None:
+        """Stop the app on input that cannot be used; ``edit``/``triage`` print ``error``, exit 2."""
         self.load_error = error
         self.exit(2, return_code=2)
 
-    def _document_loaded(self, doc, reasons: dict[str, str]) -> None:
-        self.session = Session(doc, recovery=self.recovery_enabled)
+    @on(DocumentLoaded)
+    def _document_loaded(self, event: DocumentLoaded) -> None:
+        doc, reasons = event.doc, event.reasons
+        self._session = Session(doc, recovery=self.recovery_enabled)
         self.preview = None
         self.reasons = reasons
-        self.loaded = True
-        self.refresh_screens()
-        if reasons and not any(cid in doc for cid in reasons):
+        self.announce_document()
+        if reasons and not any(cid in doc for cid in reasons) and self.run_path is not None:
             # `edit A.yaml --run B-run.jsonl`: an empty reason column and a triage of cases
             # that do not exist here, with not a word about why
             self.notify(
@@ -174,7 +220,7 @@ class RagtriageApp(App[int]):
         if self.corpus_path is not None:
             self.load_corpus()
 
-    def _offer_recovery(self, recovery) -> None:
+    def _offer_recovery(self, recovery: Recovery) -> None:
         n = len(recovery)
         note = (
             "\nThe test set changed on disk since then; the edits are re-applied on top of it."
@@ -190,7 +236,7 @@ class RagtriageApp(App[int]):
                 if problems:
                     msg += f"; {len(problems)} could not be applied: " + "; ".join(problems[:3])
                 self.notify(msg, severity="warning" if problems else "information")
-                self.refresh_screens()
+                self.announce_document()
             elif value == "discard":
                 self.session.discard_recovery()
                 self.notify("earlier unsaved edits discarded")
@@ -211,22 +257,26 @@ class RagtriageApp(App[int]):
         from ..core.errors import InputError
 
         path = self.corpus_path
+        if path is None:
+            return
         try:
             corpus = load_corpus(path)
         except InputError as e:
-            self.call_from_thread(self._corpus_failed, "; ".join(str(p) for p in e.problems[:3]))
+            self.post_message(CorpusFailed("; ".join(str(p) for p in e.problems[:3])))
             return
-        self.call_from_thread(self._corpus_loaded, corpus)
+        self.post_message(CorpusLoaded(corpus))
 
-    def _corpus_failed(self, message: str) -> None:
-        self.corpus_error = message
-        self.notify(f"corpus not loaded: {message}", severity="error", timeout=8)
-        self.refresh_screens()
+    @on(CorpusFailed)
+    def _corpus_failed(self, event: CorpusFailed) -> None:
+        self.corpus_error = event.message
+        self.notify(f"corpus not loaded: {event.message}", severity="error", timeout=8)
+        self.announce()
 
-    def _corpus_loaded(self, corpus) -> None:
-        self.corpus = corpus
+    @on(CorpusLoaded)
+    def _corpus_loaded(self, event: CorpusLoaded) -> None:
+        self.corpus = event.corpus
         gc.freeze()  # a million chunks must not be walked by every later collection
-        self.refresh_screens()
+        self.announce()
         self.check_stale()
         self.build_index()
 
@@ -245,92 +295,202 @@ class RagtriageApp(App[int]):
         try:
             while self._stale_wanted:
                 self._stale_wanted = False
-                if self.session is None or self.corpus is None:
+                session, corpus = self._session, self.corpus
+                if session is None or corpus is None:
                     return
-                session = self.session
                 generation = session.generation
-                report = find_stale(session.doc, self.corpus, self.corpus_path)
-                self.call_from_thread(self._stale_checked, report, session, generation)
+                report = find_stale(session.doc, corpus)
+                self.post_message(StaleChecked(report, session, generation))
         finally:
             self._stale_running = False
             if self._stale_wanted:  # asked for between the last check and here
-                try:
-                    self.call_from_thread(self.check_stale)
-                except Exception:  # the app is closing
-                    pass
+                self.post_message(StaleCheckAgain())
 
-    def _stale_checked(self, report, session=None, generation=None) -> None:
-        if session is not None and (session is not self.session or generation != session.generation):
+    @on(StaleCheckAgain)
+    def _stale_again(self, event: StaleCheckAgain) -> None:
+        self.check_stale()
+
+    @on(StaleChecked)
+    def _stale_checked(self, event: StaleChecked) -> None:
+        if event.session is not self._session or event.generation != event.session.generation:
             return  # edited meanwhile: a newer check is on its way
+        self.stale_report = event.report
+        self.announce()
+
+    def set_stale_report(self, report: list[StaleEntry]) -> None:
+        """Replace the stale labels shown (a resolved one is dropped at once; the next check follows)."""
         self.stale_report = report
-        self.refresh_screens()
+        self.announce()
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def build_index(self) -> None:
         from .data import build_index
 
-        if self.corpus is None:
+        corpus = self.corpus
+        if corpus is None:
             return
+        language = self._session.doc.settings.language if self._session is not None else None
         try:
-            index = build_index(self.corpus, self.doc.settings.language if self.doc else None)
+            index = build_index(corpus, language)
         except Exception as e:  # the picker says so; the rest of the app keeps working
-            self.call_from_thread(self._index_failed, str(e))
+            self.post_message(IndexFailed(str(e)))
             return
-        self.call_from_thread(self._index_built, index)
+        self.post_message(IndexBuilt(index))
 
-    def _index_failed(self, message: str) -> None:
-        self.index_error = message
-        self.refresh_screens()
+    @on(IndexFailed)
+    def _index_failed(self, event: IndexFailed) -> None:
+        self.index_error = event.message
+        self.announce()
 
-    def _index_built(self, index) -> None:
-        self.index = index
+    @on(IndexBuilt)
+    def _index_built(self, event: IndexBuilt) -> None:
+        self.index = event.index
         gc.freeze()
-        self.refresh_screens()
+        self.announce()
+
+    @on(Notice)
+    def _notice(self, event: Notice) -> None:
+        self.notify(event.text, severity=event.severity)  # type: ignore[arg-type]  # a SeverityLevel str
+
+    # -- announcements ---------------------------------------------------------------------
+    def announce(self) -> None:
+        """Tell every screen that the corpus, index, stale labels or reasons changed."""
+        for screen in self.screen_stack:
+            screen.post_message(AppStateChanged())
+
+    def announce_document(self, case_ids: Iterable[str] | None = None, focus: str | None = None) -> None:
+        """Tell every screen that the test set changed (``case_ids``: the cases touched)."""
+        ids = frozenset(case_ids) if case_ids is not None else None
+        for screen in self.screen_stack:
+            screen.post_message(DocumentChanged(ids, focus))
+
+    def set_reasons(self, reasons: dict[str, str]) -> None:
+        """The run's reasons changed (triage rescored or re-ran cases): every screen shows them."""
+        self.reasons = reasons
+        self.announce()
 
     # -- one place where edits happen ------------------------------------------------------
-    def edit(self, op: str, *args, **kwargs):
-        """Apply one document operation through the session and refresh every screen.
+    def edit(self, op: str, *args: Any, **kwargs: Any) -> Any:
+        """Apply one document operation through the session and announce it.
 
         Raises ``TestSetError`` (nothing changed) on a bad value."""
         result = self.session.apply(op, *args, **kwargs)
-        self.after_edit()
+        touched: set[str] | None = None
+        if op in ("update_case", "remove_case", "add_case", "move_case"):
+            touched = {a for a in args[:1] if isinstance(a, str)}
+            if isinstance(kwargs.get("id"), str):
+                touched.add(kwargs["id"])
+        self.after_edit(touched or None)
         return result
 
-    def after_edit(self) -> None:
-        self.refresh_screens()
+    def after_edit(self, case_ids: Iterable[str] | None = None, focus: str | None = None) -> None:
+        self.announce_document(case_ids, focus)
         if self.corpus is not None:
             self.check_stale()
-
-    def refresh_screens(self) -> None:
-        for screen in self.screen_stack:
-            hook = getattr(screen, "on_state_changed", None)
-            if hook is not None and getattr(screen, "_ready", False):
-                hook()
 
     def _commit_screens(self) -> bool:
         """Ask open forms to apply what was typed; False if one has an error."""
         ok = True
         for screen in self.screen_stack:
-            commit = getattr(screen, "commit", None)
-            if commit is not None and not commit():
+            if isinstance(screen, AppScreen) and not screen.commit():
                 ok = False
         return ok
 
+    # -- navigation: screens never import each other ---------------------------------------
+    def open_editor(self, case_id: str | None) -> None:
+        """The case editor on ``case_id`` (None: a new case)."""
+        from .screens.editor import EditorScreen
+
+        if self.loaded:
+            self.push_screen(EditorScreen(case_id))
+
+    def open_picker(self, case_id: str) -> None:
+        from .screens.picker import PickerScreen
+
+        self.push_screen(PickerScreen(case_id))
+
+    def open_stale(self) -> None:
+        from .screens.stale import StaleScreen
+
+        if not self.loaded:
+            return
+        if self.corpus_path is None:
+            self.notify("no corpus: the test set names none and --corpus was not given", severity="warning")
+            return
+        self.push_screen(StaleScreen())
+
+    def open_triage(self) -> None:
+        from .screens.triage import TriageScreen
+
+        if self.mode == "triage" or self.run_path is not None:
+            self.push_screen(TriageScreen(self.run_path))
+
+    def cases_cursor(self) -> str | None:
+        """The case under the Cases screen's cursor, if that screen is open."""
+        for screen in self.screen_stack:
+            if isinstance(screen, CasesScreen):
+                return screen.table.current_id
+        return None
+
+    # -- case operations shared by Cases and the editor --------------------------------------
+    def duplicate_case(self, case_id: str) -> str:
+        """Copy a case right after itself under a fresh id; returns the new id."""
+        doc = self.doc
+        case = doc.case(case_id)
+        taken = {c.id for c in doc.cases}
+        n = 2
+        new_id = f"{case_id}-copy"
+        while new_id in taken:
+            new_id = f"{case_id}-copy{n}"
+            n += 1
+        fields = case.model_dump(exclude_defaults=True)
+        fields["id"] = new_id
+        self.edit("add_case", doc.index_of(case_id) + 1, **fields)
+        self.notify(f"duplicated as {new_id}")
+        return new_id
+
+    def toggle_unanswerable(self, case_id: str) -> None:
+        case = self.doc.case(case_id)
+        if case.unanswerable:
+            self.edit("update_case", case_id, unanswerable=None)
+            self.notify(f"{case_id}: answerable again (✎ draft until a chunk is picked)")
+        else:
+            dropped = len(case.expected)
+            self.edit("update_case", case_id, unanswerable=True, expected=None)
+            msg = f"{case_id}: ∅ unanswerable"
+            if dropped:
+                msg += f" · its {dropped} expected chunk{'s' * (dropped != 1)} removed (ctrl+z to undo)"
+            self.notify(msg)
+
+    def delete_case(self, case_id: str, then: Any = None) -> None:
+        """Ask, then delete ``case_id`` (ctrl+z undoes); ``then()`` runs after a deletion."""
+
+        def answered(value: str | None) -> None:
+            if value == "yes":
+                self.edit("remove_case", case_id)
+                self.notify(f"deleted {case_id} (ctrl+z to undo)")
+                if then is not None:
+                    then()
+
+        self.push_screen(confirm(f"Delete case “{case_id}”?", "delete it", title="Delete case"), answered)
+
     # -- actions -----------------------------------------------------------------------
     def action_save(self) -> None:
-        if self.session is None:
+        if not self.loaded:
             self.notify("still loading")
             return
         if not self._commit_screens():
             self.notify("fix the fields marked in red first; nothing saved", severity="error")
             return
-        self._save(force=False)
+        self.save(force=False)
 
-    def _save(self, force: bool) -> bool:
+    def save(self, force: bool = False) -> bool:
+        """Save the test set (labels recorded); True when it was written."""
         from ..core.errors import ConflictError, InputError
 
+        session = self.session
         try:
-            recorded = self.session.save(self.corpus, force=force)
+            recorded = session.save(self.corpus, force=force)
         except ConflictError:
             self._offer_conflict()
             return False
@@ -342,11 +502,11 @@ class RagtriageApp(App[int]):
         except OSError as e:
             self.notify(f"not saved: {e}", severity="error", timeout=8)
             return False
-        msg = f"saved {self.session.doc.path.name}"
+        msg = f"saved {session.doc.path.name}"
         if recorded:
             msg += f" · recorded {len(recorded)} label{'s' * (len(recorded) != 1)}"
         self.notify(msg)
-        self.refresh_screens()
+        self.announce_document()
         return True
 
     def _offer_conflict(self) -> None:
@@ -354,7 +514,7 @@ class RagtriageApp(App[int]):
             if value == "reload":
                 self.reload_keeping_edits()
             elif value == "overwrite":
-                self._save(force=True)
+                self.save(force=True)
 
         self.push_screen(
             Choice(
@@ -374,64 +534,54 @@ class RagtriageApp(App[int]):
         from ..core.document import TestSetDocument
         from ..core.errors import InputError
 
-        old = self.session
+        old = self._session
         try:
             doc = TestSetDocument.load(self.testset_path, use_cache=False)
         except InputError as e:
-            self.call_from_thread(
-                self.notify, "reload failed: " + "; ".join(str(p) for p in e.problems[:2]), severity="error"
+            self.post_message(
+                Notice("reload failed: " + "; ".join(str(p) for p in e.problems[:2]), severity="error")
             )
             return
-        self.call_from_thread(self._reloaded, doc, list(old.ops) if old else [])
+        self.post_message(Reloaded(doc, list(old.ops) if old else []))
 
-    def _reloaded(self, doc, ops: list[dict]) -> None:
-        from .session import Recovery
-
-        self.session = Session(doc, recovery=self.recovery_enabled)
-        applied, problems = self.session.replay(Recovery(self.session.recovery_file, ops, None, None))
+    @on(Reloaded)
+    def _reloaded(self, event: Reloaded) -> None:
+        session = self._session = Session(event.doc, recovery=self.recovery_enabled)
+        applied, problems = session.replay(Recovery(session.recovery_file, event.ops, None, None))
         msg = f"reloaded from disk; re-applied {applied} edit{'s' * (applied != 1)}"
         if problems:
             msg += f"; {len(problems)} could not be applied"
         self.notify(msg, severity="warning" if problems else "information")
-        self.refresh_screens()
-        if self.corpus is not None:
-            self.check_stale()
+        self.after_edit()
 
     def action_undo(self) -> None:
-        if self.session is None:
+        if not self.loaded:
             return
         self._commit_screens()
         before = self._case_objects()
         if self.session.undo():
             self.notify("undone", timeout=1.5)
-            self.after_edit()
-            self._show_touched(before)
+            self.after_edit(focus=self._touched(before))
         else:
             self.notify("nothing to undo", timeout=1.5)
 
     def action_redo(self) -> None:
-        if self.session is None:
+        if not self.loaded:
             return
         before = self._case_objects()
         if self.session.redo():
             self.notify("redone", timeout=1.5)
-            self.after_edit()
-            self._show_touched(before)
+            self.after_edit(focus=self._touched(before))
         else:
             self.notify("nothing to redo", timeout=1.5)
 
     def _case_objects(self) -> set[int]:
-        return {id(c) for c in self.session.doc.cases}
+        return {id(c) for c in self.doc.cases}
 
-    def _show_touched(self, before: set[int]) -> None:
-        """Put the Cases cursor on the case an undo/redo brought back or changed (a deleted
+    def _touched(self, before: set[int]) -> str | None:
+        """The case an undo/redo brought back or changed (the Cases cursor goes there: a deleted
         case restored by ctrl+z was left off-screen, the cursor on its neighbour)."""
-        table = getattr(self.screen, "table", None)
-        if not isinstance(self.screen, CasesScreen) or table is None:
-            return
-        touched = next((c.id for c in self.session.doc.cases if id(c) not in before), None)
-        if touched is not None and touched != table.current_id:
-            table.move_to(touched)
+        return next((c.id for c in self.doc.cases if id(c) not in before), None)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
@@ -441,13 +591,13 @@ class RagtriageApp(App[int]):
     def action_request_quit(self) -> None:
         if isinstance(self.screen, Choice):
             return  # a question is open: answer it first
-        if self.session is None or not self._dirty():
+        if not self.loaded or not self._dirty():
             self.exit(0)
             return
 
         def answered(value: str | None) -> None:
             if value == "save":
-                if self._save(force=False):
+                if self.save(force=False):
                     self.exit(0)
             elif value == "discard":
                 self.session.discard_recovery()
@@ -487,6 +637,11 @@ class RagtriageApp(App[int]):
         yield from super().get_system_commands(screen)
 
 
-def make_app(testset_path, run_path=None, corpus_path=None, **options) -> RagtriageApp:
+def make_app(
+    testset_path: str | Path,
+    run_path: str | Path | None = None,
+    corpus_path: str | Path | None = None,
+    **options: Any,
+) -> RagtriageApp:
     """The app on one test set; shared by ``ragtriage edit`` and the tests."""
     return RagtriageApp(testset_path, run_path, corpus_path, **options)

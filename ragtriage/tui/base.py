@@ -1,16 +1,23 @@
-"""The typed way a screen reaches the app.
+"""The typed way a screen reaches the app, and hears about its state.
 
 ``Screen.app`` is typed as ``App[Any]``, so ``self.app.session`` is invisible to
 mypy and a typo is found only at run time. Every ragtriage screen derives from
 :class:`AppScreen` (or :class:`AppModal`) and reaches the app through
 ``self.rt``, which is the :class:`~ragtriage.tui.app.RagtriageApp` itself.
+
+The app announces every change with a message (:mod:`ragtriage.tui.messages`);
+an :class:`AppScreen` turns both announcements into one call of
+:meth:`AppScreen.show_state`, which a screen overrides to redraw itself.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar, cast
 
+from textual import on
 from textual.screen import ModalScreen, Screen
+
+from .messages import AppStateChanged, DocumentChanged
 
 if TYPE_CHECKING:
     from .app import RagtriageApp
@@ -24,6 +31,29 @@ class AppScreen(Screen[R]):
     @property
     def rt(self) -> RagtriageApp:
         return cast("RagtriageApp", self.app)
+
+    def show_state(self) -> None:
+        """Show the app's current state (called on mount, on resume and after each announcement)."""
+
+    def commit(self) -> bool:
+        """Apply what was typed into the document; False while a field has an error.
+
+        The app asks every screen before a save, an undo and a quit."""
+        return True
+
+    @on(DocumentChanged)
+    def _document_changed(self, event: DocumentChanged) -> None:
+        if self.is_mounted:
+            self.document_changed(event)
+
+    @on(AppStateChanged)
+    def _app_state_changed(self, event: AppStateChanged) -> None:
+        if self.is_mounted:
+            self.show_state()
+
+    def document_changed(self, event: DocumentChanged) -> None:
+        """The test set changed; by default, show the new state."""
+        self.show_state()
 
 
 class AppModal(ModalScreen[R]):

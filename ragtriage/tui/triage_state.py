@@ -11,24 +11,28 @@ recompute a case after a relabel or stream a new run.
 * :func:`relabel_record` recomputes every computed field of a case from the
   ranking and answer stored in the run (``scoring.make_record``), with no
   system call.
-* :func:`stream_run` runs a test set on a system and hands each case record to a
-  callback as it finishes (the app's run worker).
+* :func:`stream_run` runs a test set on a system (``core.evaluate``) and hands
+  each case record to a callback as it finishes (the app's run worker).
 """
 
 from __future__ import annotations
 
 import bisect
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.clock import utc_now
 from ..core.diagnosis import PASSING, TRIAGE_ORDER
 from ..core.errors import InputError, Problem
+from ..core.files import atomic_write
+
+if TYPE_CHECKING:
+    from ..core.corpus import Corpus
+    from ..core.document import TestSetDocument
 
 UNLABELLED_WHY = "no expected chunk yet"
 SIDECAR_VERSION = 1
@@ -189,20 +193,8 @@ class Sidecar:
         return out
 
     def save(self) -> None:
-        """Atomic: a temp file in the same folder, then replace."""
-        data = json.dumps(self.to_json(), ensure_ascii=False, indent=1).encode("utf-8")
-        d = self.path.parent
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=d)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        """Atomic (``core.files.atomic_write``): a crash never leaves half a file."""
+        atomic_write(self.path, json.dumps(self.to_json(), ensure_ascii=False, indent=1))
 
     def carried_to(self, run_path) -> Sidecar:
         """The notes and reviewed marks, for a new run of the same test set."""
@@ -485,68 +477,23 @@ def default_run_path(folder: Path, testset: Path) -> Path:
 
 
 def stream_run(
-    doc,
+    doc: TestSetDocument,
     system: str,
     k: int,
-    out,
+    out: Path | None,
     on_record: Callable[[dict], None],
     *,
     cancel: threading.Event | None = None,
-    corpus=None,
-    ids=None,
+    corpus: Corpus | None = None,
+    ids: Iterable[str] | None = None,
 ) -> tuple[dict | None, bool]:
     """Run the cases of ``doc`` (all, or ``ids``) through ``system`` at ``k``, writing the
     run file ``out`` and calling ``on_record(record)`` as each case finishes.
 
     Returns ``(summary, interrupted)``; a cancelled run keeps the finished cases
     in ``out`` (no summary line, so ``ragtriage run --resume`` can continue it).
-    The same steps as ``core.evaluate.evaluate``, which has no per-case callback."""
-    from .. import __version__
-    from ..core.evaluate import open_system
-    from ..core.runfile import RunWriter, make_meta
-    from ..core.runner import run_cases
-    from ..core.scoring import make_record
-    from ..core.summary import summarize
+    ``core.evaluate.evaluate`` does the work; this is its shape for the app."""
+    from ..core.evaluate import evaluate
 
-    if not isinstance(k, int) or k < 1:
-        raise InputError(Problem("k", None, f"k must be a whole number of 1 or more, got {k!r}"))
-    ctx, sys_ = open_system(doc, system, corpus=corpus)
-    cases = list(doc.cases)
-    if ids is not None:
-        wanted = set(ids)
-        cases = [c for c in cases if c.id in wanted]
-    order = {c.id: i for i, c in enumerate(cases)}
-    meta = make_meta(
-        testset=str(doc.path),
-        testset_hash=doc.content_hash,
-        system=sys_.spec,
-        k=k,
-        version=__version__,
-        corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None,
-    )
-    if hasattr(sys_, "prepare"):
-        sys_.prepare()
-    records: dict[str, dict] = {}
-    settings = doc.settings
-    local = hasattr(sys_, "ask_sync")
-    writer = RunWriter(out, meta) if out is not None else None
-    try:
-
-        def on_done(case, res):
-            rec = make_record(case, res, k, ctx.chunk_text, settings)
-            records[case.id] = rec
-            if writer is not None:
-                writer.write_case(rec, flush=not local or len(records) % 50 == 0)
-            on_record(rec)
-
-        run_cases(sys_, cases, k, on_done, cancel=cancel)
-        interrupted = bool(cancel is not None and cancel.is_set() and len(records) < len(cases))
-        summary = None
-        if not interrupted:
-            summary = summarize(sorted(records.values(), key=lambda r: order[r["id"]]), k)
-            if writer is not None:
-                writer.write_summary(summary)
-    finally:
-        if writer is not None:
-            writer.close()
-    return summary, interrupted
+    run = evaluate(doc, system, k, out=out, cancel=cancel, corpus=corpus, ids=ids, on_record=on_record)
+    return (None if run.interrupted else run.summary), run.interrupted

@@ -128,15 +128,15 @@ def describe(
     shown = ranking[: max(k, 10)]
     for i, cid in enumerate(shown):
         mark = "★ expected" if cid in exp else ""
-        score = f"{scores[i]:.3f}" if i < len(scores) and isinstance(scores[i], (int, float)) else ""
+        score_text = f"{scores[i]:.3f}" if i < len(scores) and isinstance(scores[i], (int, float)) else ""
         cut = "│" if i < k else "┆"
-        line = Text(f" {cut}{i + 1:>3}. ")
-        line.append(cid, style="bold" if cid in exp else "")
-        if score:
-            line.append(f"  {score}", style="dim")
+        row = Text(f" {cut}{i + 1:>3}. ")
+        row.append(cid, style="bold" if cid in exp else "")
+        if score_text:
+            row.append(f"  {score_text}", style="dim")
         if mark:
-            line.append(f"  {mark}", style="bold")
-        t.append_text(line)
+            row.append(f"  {mark}", style="bold")
+        t.append_text(row)
         t.append("\n")
         if chunk_text is not None:
             text = chunk_text(cid)

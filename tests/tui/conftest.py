@@ -29,10 +29,11 @@ async def settle(app, pilot) -> None:
             await app.workers.wait_for_complete()
         except WorkerCancelled:  # an exclusive worker replaced by a newer one: that one is awaited next round
             pass
+    from ragtriage.tui.screens.cases import CasesScreen
+
     for screen in app.screen_stack:  # a burst of keys defers the detail pane to a timer: show it now
-        flush = getattr(screen, "flush_detail", None)
-        if flush is not None and getattr(screen, "_ready", False):
-            flush()
+        if isinstance(screen, CasesScreen) and screen.is_mounted:
+            screen.flush_detail()
     await pilot.pause()
 
 

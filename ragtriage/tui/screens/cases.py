@@ -8,18 +8,19 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
-from ..rows import COLUMNS, CaseRows, make_row
+from ..base import AppScreen
+from ..messages import DocumentChanged
+from ..rows import COLUMNS, CaseRows, Row, make_row
 from ..widgets.case_detail import CaseDetail, describe_case
 from ..widgets.case_table import CaseTable
-from .dialogs import confirm
 
 DETAIL_DELAY = 0.05  # seconds between keys below which the detail pane waits
 
 
-class CasesScreen(Screen):
+class CasesScreen(AppScreen[None]):
     """Home of ``ragtriage edit``."""
 
     HELP_TITLE = "Cases"
@@ -124,15 +125,14 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         super().__init__()
         self.rows = CaseRows()
         self._row_cache: dict[tuple, tuple] = {}
-        self._seen = None
-        self._ready = False
+        self._seen: tuple | None = None
         self._detail_for: str | None = None
         self._detail_pending = False
-        self._detail_timer = None
+        self._detail_timer: Timer | None = None
         self._last_highlight = 0.0
 
     def compose(self) -> ComposeResult:
-        yield Static(f"{self.app.testset_path.name} · loading…", id="status")
+        yield Static(f"{self.rt.testset_path.name} · loading…", id="status")
         yield Input(placeholder="filter: words in id, topic, question, chunk ids, flags, reason", id="filter")
         with Horizontal(id="cases-main"):
             yield CaseTable(self.rows, id="cases")
@@ -142,25 +142,25 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
         self.query_one(CaseTable).focus()
-        self._ready = True
-        if self.app.session is not None:
-            self.on_state_changed()
+        if self.rt.loaded:
+            self.show_state()
 
     def on_screen_resume(self) -> None:
-        # Triage (or another screen) may have replaced app.reasons without a refresh
-        # reaching this screen (e.g. the rescoring done when triage opens): catch up.
-        self.on_state_changed()
+        self.show_state()
 
     @property
     def table(self) -> CaseTable:
         return self.query_one(CaseTable)
 
     # -- state -----------------------------------------------------------------------
-    def on_state_changed(self) -> None:
-        app = self.app
-        if not self._ready:
-            return
-        if app.session is None:
+    def document_changed(self, event: DocumentChanged) -> None:
+        self.show_state()
+        if event.focus is not None and self.rt.screen is self and event.focus != self.table.current_id:
+            self.table.move_to(event.focus)  # the case an undo brought back: show it
+
+    def show_state(self) -> None:
+        app = self.rt
+        if not app.loaded:
             if app.preview and not len(self.rows.rows):
                 self.rows.replace([make_row(c) for c in app.preview])
                 self.table.set_rows(self.rows)
@@ -170,7 +170,8 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
                 self._show_detail(self.table.current_id)
             return
         table = self.table
-        key = (id(app.session), app.session.generation, id(app.stale_report), id(app.reasons))
+        session = app.session
+        key = (id(session), session.generation, id(app.stale_report), id(app.reasons))
         if key != self._seen:
             self._seen = key
             keep = table.current_id
@@ -180,14 +181,14 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         self._update_status()
         self._show_detail(table.current_id)
 
-    def _build_rows(self):
-        app = self.app
+    def _build_rows(self) -> list[Row]:
+        app = self.rt
         stale = app.stale_ids
         reasons = app.reasons
         cache = self._row_cache
         fresh: dict[tuple, tuple] = {}
         rows = []
-        for case in app.session.doc.cases:
+        for case in app.doc.cases:
             k = (id(case), case.id in stale, reasons.get(case.id))
             hit = cache.get(k)
             if hit is None or hit[0] is not case:
@@ -198,8 +199,7 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         return rows
 
     def _update_status(self) -> None:
-        app = self.app
-        s = app.session
+        app = self.rt
         parts = [app.testset_path.name]
         total = len(self.rows.rows)
         parts.append(f"{total} case{'s' * (total != 1)}")
@@ -215,27 +215,25 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
             parts.append("loading corpus…")
         elif app.corpus_error:
             parts.append("corpus not loaded")
-        if s is not None and s.dirty:
+        if app.loaded and app.session.dirty:
             parts.append("● unsaved")
         self.query_one("#status", Static).update(" · ".join(parts))
 
     def _show_detail(self, case_id: str | None) -> None:
-        app = self.app
+        app = self.rt
         detail = self.query_one(CaseDetail)
-        if case_id is None or (app.session is None and not app.preview):
+        if case_id is None or (not app.loaded and not app.preview):
             detail.show("no case matches" if self.rows.query else "")
             return
         try:
             case = (
-                app.session.doc.case(case_id)
-                if app.session
-                else next(c for c in app.preview if c.id == case_id)
+                app.doc.case(case_id) if app.loaded else next(c for c in app.preview or () if c.id == case_id)
             )
         except (KeyError, StopIteration):
             return
         stale = [e for e in app.stale_report or () if e.case == case_id]
         note = "loading corpus…" if app.corpus is None and app.corpus_path is not None else "no corpus"
-        labels = app.session.doc.labels if app.session else {}
+        labels = app.doc.labels if app.loaded else {}
         detail.show(
             describe_case(
                 case,
@@ -340,7 +338,7 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 
     # -- navigation and edits --------------------------------------------------------------
     def _current(self) -> str | None:
-        if self.app.session is None:
+        if not self.rt.loaded:
             self.notify("still loading")
             return None
         cid = self.table.current_id
@@ -352,17 +350,13 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         pos = self.rows.next_flagged(self.table.cursor)
         if pos is None:
             self.notify(
-                "no flagged case: no draft, no stale label" + (", no failure" if self.app.reasons else "")
+                "no flagged case: no draft, no stale label" + (", no failure" if self.rt.reasons else "")
             )
         else:
             self.table.cursor = pos
 
     def open_editor(self, case_id: str | None) -> None:
-        from .editor import EditorScreen
-
-        if self.app.session is None:
-            return
-        self.app.push_screen(EditorScreen(case_id))
+        self.rt.open_editor(case_id)
 
     def action_edit(self) -> None:
         cid = self._current()
@@ -370,90 +364,40 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
             self.open_editor(cid)
 
     def action_add(self) -> None:
-        if self.app.session is not None:
+        if self.rt.loaded:
             self.open_editor(None)
 
     def action_duplicate(self) -> None:
         cid = self._current()
         if cid is None:
             return
-        new = duplicate_case(self.app, cid)
+        new = self.rt.duplicate_case(cid)
         self.table.move_to(new)
         self.open_editor(new)
 
     def action_delete(self) -> None:
         cid = self._current()
-        if cid is None:
-            return
-
-        def answered(value: str | None) -> None:
-            if value == "yes":
-                self.app.edit("remove_case", cid)
-                self.notify(f"deleted {cid} (ctrl+z to undo)")
-
-        self.app.push_screen(confirm(f"Delete case “{cid}”?", "delete it", title="Delete case"), answered)
+        if cid is not None:
+            self.rt.delete_case(cid)
 
     def action_toggle_unanswerable(self) -> None:
         cid = self._current()
         if cid is None:
             return
-        toggle_unanswerable(self.app, cid)
+        self.rt.toggle_unanswerable(cid)
 
     def action_pick(self) -> None:
-        from .picker import PickerScreen
-
         cid = self._current()
         if cid is not None:
-            self.app.push_screen(PickerScreen(cid))
+            self.rt.open_picker(cid)
 
     def action_review_stale(self) -> None:
-        from .stale import StaleScreen
+        self.rt.open_stale()
 
-        if self.app.session is None:
-            return
-        if self.app.corpus_path is None:
-            self.notify("no corpus: the test set names none and --corpus was not given", severity="warning")
-            return
-        self.app.push_screen(StaleScreen())
-
-    def check_action(self, action: str, parameters) -> bool | None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "triage":
-            return self.app.run_path is not None
+            return self.rt.run_path is not None
         return True
 
     def action_triage(self) -> None:
-        from .triage import TriageScreen
-
-        if self.app.run_path is not None:
-            self.app.push_screen(TriageScreen(self.app.run_path))
-
-
-def duplicate_case(app, case_id: str) -> str:
-    """Copy a case right after itself under a fresh id; returns the new id."""
-    doc = app.session.doc
-    case = doc.case(case_id)
-    taken = {c.id for c in doc.cases}
-    n = 2
-    new_id = f"{case_id}-copy"
-    while new_id in taken:
-        new_id = f"{case_id}-copy{n}"
-        n += 1
-    fields = case.model_dump(exclude_defaults=True)
-    fields["id"] = new_id
-    app.edit("add_case", doc.index_of(case_id) + 1, **fields)
-    app.notify(f"duplicated as {new_id}")
-    return new_id
-
-
-def toggle_unanswerable(app, case_id: str) -> None:
-    case = app.session.doc.case(case_id)
-    if case.unanswerable:
-        app.edit("update_case", case_id, unanswerable=None)
-        app.notify(f"{case_id}: answerable again (✎ draft until a chunk is picked)")
-    else:
-        dropped = len(case.expected)
-        app.edit("update_case", case_id, unanswerable=True, expected=None)
-        msg = f"{case_id}: ∅ unanswerable"
-        if dropped:
-            msg += f" · its {dropped} expected chunk{'s' * (dropped != 1)} removed (ctrl+z to undo)"
-        app.notify(msg)
+        self.rt.open_triage()

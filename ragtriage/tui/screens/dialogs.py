@@ -53,7 +53,7 @@ class Choice(ModalScreen[str | None]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id.removeprefix("choice-"))
+        self.dismiss((event.button.id or "").removeprefix("choice-"))
 
     def action_answer(self, value: str | None) -> None:
         self.dismiss(value)

@@ -7,15 +7,18 @@ enter), on escape and on ctrl+s — one undo step per field edit.
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-from textual import on
+from typing import Any
+
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Input, Label, Static, TextArea
 
+from ...core.errors import InputError
 from ...core.schema import Case
+from ..base import AppScreen
+from ..messages import DocumentChanged
 from .dialogs import confirm
 
 FIELD_HELP = {
@@ -36,7 +39,7 @@ def _split(text: str, sep: str) -> list[str]:
     return [p.strip() for p in text.split(sep) if p.strip()]
 
 
-class EditorScreen(Screen):
+class EditorScreen(AppScreen[None]):
     """Edit one case (``case_id``), or a new one (``None``)."""
 
     HELP_TITLE = "Case editor"
@@ -58,8 +61,7 @@ field is never written. escape goes back to the cases.
         super().__init__()
         self.case_id = case_id
         self.errors: dict[str, str] = {}
-        self._shown = None  # the case object the form was loaded from
-        self._ready = False
+        self._shown: Case | None = None  # the case object the form was loaded from
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -83,16 +85,15 @@ field is never written. escape goes back to the cases.
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self._ready = True
         self.load_form()
         self.query_one("#f-question" if self.case_id else "#f-id").focus()
 
     # -- form <-> case ----------------------------------------------------------------------
-    def _case(self):
-        if self.case_id is None or self.app.session is None:
+    def _case(self) -> Case | None:
+        if self.case_id is None or not self.rt.loaded:
             return None
         try:
-            return self.app.session.doc.case(self.case_id)
+            return self.rt.doc.case(self.case_id)
         except KeyError:
             return None
 
@@ -119,7 +120,7 @@ field is never written. escape goes back to the cases.
         if area.text != text:
             area.load_text(text)
 
-    def form_fields(self) -> dict:
+    def form_fields(self) -> dict[str, Any]:
         """The form as case fields (the shape ``schema.Case`` takes)."""
         q = self.query_one
         return {
@@ -139,34 +140,22 @@ field is never written. escape goes back to the cases.
         """Check the form with the rules of ``validate``; show each error at its field."""
         fields = self.form_fields()
         errors: dict[str, str] = {}
-        session = self.app.session
-        if session is not None and hasattr(session.doc, "validate_case"):
-            case = self._case()
-            problems = session.doc.validate_case(
-                case.id if case else None, **(self.changes() if case else fields)
-            )
-            for p in problems:
-                name = p.field if p.field in FIELD_HELP else "question"
-                errors.setdefault(name, p.message)
-            if "unanswerable" in errors and fields["unanswerable"] and fields["expected"]:
-                errors.setdefault("expected", "must be empty for an unanswerable case")
-        else:
-            try:
-                Case(**fields)
-            except ValidationError as e:
-                for err in e.errors():
-                    loc = err.get("loc") or ()
-                    errors.setdefault(
-                        str(loc[0]) if loc else "unanswerable",
-                        err.get("msg", "invalid").removeprefix("Value error, "),
-                    )
+        case = self._case()
+        problems = self.rt.doc.validate_case(
+            case.id if case else None, **(self.changes() if case else fields)
+        )
+        for p in problems:
+            name = p.field if p.field in FIELD_HELP else "question"
+            errors.setdefault(name, p.message)
+        if "unanswerable" in errors and fields["unanswerable"] and fields["expected"]:
+            errors.setdefault("expected", "must be empty for an unanswerable case")
         if "question" not in errors and not fields["question"].strip():
             errors["question"] = "must not be empty"
         if "id" not in errors and not fields["id"]:
             errors["id"] = "is required"
         self.errors = errors
         warnings: dict[str, str] = {}
-        corpus = self.app.corpus
+        corpus = self.rt.corpus
         if "expected" not in errors and corpus is not None:
             # `validate` warns about these; the form said nothing and the case only turned up ⚠ stale later
             unknown = [cid for cid in fields["expected"] if cid not in corpus]
@@ -183,7 +172,7 @@ field is never written. escape goes back to the cases.
             box.display = bool(text)
         return errors
 
-    def changes(self) -> dict:
+    def changes(self) -> dict[str, Any]:
         """Fields that differ from the case in the document (None removes a key)."""
         case = self._case()
         fields = self.form_fields()
@@ -207,7 +196,7 @@ field is never written. escape goes back to the cases.
 
     def commit(self) -> bool:
         """Apply the form to the document; False (nothing written) while a field has an error."""
-        if self.app.session is None or not self._ready:
+        if not self.rt.loaded or not self.is_mounted:
             return True
         case = self._case()
         if case is None and self.case_id is not None:
@@ -220,17 +209,15 @@ field is never written. escape goes back to the cases.
             return True
         if self.validate():
             return False
-        from ...core.errors import InputError
-
         try:
             if case is None:
                 fields = {k: v for k, v in changes.items() if v not in (None, (), "any", False)}
                 index = self._insert_index()
-                self.app.edit("add_case", index, **fields)
+                self.rt.edit("add_case", index, **fields)
                 self.case_id = fields["id"]
                 self.notify(f"added case {self.case_id}")
             else:
-                self.app.edit("update_case", self.case_id, **changes)
+                self.rt.edit("update_case", self.case_id, **changes)
                 if "id" in changes and changes["id"]:
                     self.case_id = changes["id"]
         except InputError as e:
@@ -243,19 +230,17 @@ field is never written. escape goes back to the cases.
         return True
 
     def _insert_index(self) -> int | None:
+        """New cases go right after the case under the Cases cursor (or at the end)."""
+        cur = self.rt.cases_cursor()
         try:
-            from .cases import CasesScreen
-
-            cases = next(s for s in self.app.screen_stack if isinstance(s, CasesScreen))
-            cur = cases.table.current_id
-            return self.app.session.doc.index_of(cur) + 1 if cur else None
-        except (StopIteration, KeyError):
+            return self.rt.doc.index_of(cur) + 1 if cur else None
+        except KeyError:
             return None
 
-    def on_state_changed(self) -> None:
+    def document_changed(self, event: DocumentChanged) -> None:
         """The document changed elsewhere (undo, picker, reload): show it."""
         if self.case_id is not None and self._case() is None:
-            if self.app.screen is self:
+            if self.rt.screen is self:
                 self.notify(f"case {self.case_id} no longer exists")
                 self.dismiss()
             return
@@ -266,7 +251,7 @@ field is never written. escape goes back to the cases.
     @on(Input.Changed)
     @on(TextArea.Changed)
     @on(Checkbox.Changed)
-    def _changed(self, event) -> None:
+    def _changed(self, event: Input.Changed | TextArea.Changed | Checkbox.Changed) -> None:
         self.validate()
 
     @on(Input.Submitted)
@@ -276,15 +261,15 @@ field is never written. escape goes back to the cases.
 
     @on(Input.Blurred)
     def _blurred(self, event: Input.Blurred) -> None:
-        if self.app.screen is self:
+        if self.rt.screen is self:
             self.commit()
 
     @on(Checkbox.Changed)
     def _toggled(self, event: Checkbox.Changed) -> None:
         self.call_after_refresh(self.commit)
 
-    def on_descendant_blur(self, event) -> None:
-        if isinstance(event.widget, TextArea) and self.app.screen is self:
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        if isinstance(event.widget, TextArea) and self.rt.screen is self:
             self.commit()
 
     # -- actions -----------------------------------------------------------------------
@@ -297,21 +282,19 @@ field is never written. escape goes back to the cases.
             if value == "yes":
                 self.dismiss()
 
-        self.app.push_screen(
+        self.rt.push_screen(
             confirm("Some fields have errors and were not applied. Leave and drop them?", "leave, drop them"),
             answered,
         )
 
     def action_pick(self) -> None:
-        from .picker import PickerScreen
-
         if not self.commit():
             self.notify("fix the fields marked ✗ first", severity="error")
             return
         if self.case_id is None or self._case() is None:
             self.notify("give the new case an id and a question first", severity="warning")
             return
-        self.app.push_screen(PickerScreen(self.case_id))
+        self.rt.open_picker(self.case_id)
 
     def action_new(self) -> None:
         if not self.commit():
@@ -322,11 +305,9 @@ field is never written. escape goes back to the cases.
         self.query_one("#f-id").focus()
 
     def action_duplicate(self) -> None:
-        from .cases import duplicate_case
-
-        if not self.commit() or self._case() is None:
+        if not self.commit() or self.case_id is None or self._case() is None:
             return
-        self.case_id = duplicate_case(self.app, self.case_id)
+        self.case_id = self.rt.duplicate_case(self.case_id)
         self.load_form()
 
     def action_delete(self) -> None:
@@ -334,19 +315,15 @@ field is never written. escape goes back to the cases.
         if case is None:
             self.dismiss()
             return
-        cid = case.id
 
-        def answered(value: str | None) -> None:
-            if value == "yes":
-                self.case_id = None
-                self.app.edit("remove_case", cid)
-                self.notify(f"deleted {cid} (ctrl+z to undo)")
-                self.dismiss()
+        def deleted() -> None:
+            self.case_id = None
+            self.dismiss()
 
-        self.app.push_screen(confirm(f"Delete case “{cid}”?", "delete it", title="Delete case"), answered)
+        self.rt.delete_case(case.id, then=deleted)
 
 
-def _values(case) -> dict:
+def _values(case: Case) -> dict[str, Any]:
     return {
         "id": case.id,
         "topic": case.topic or "",

@@ -12,9 +12,13 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.message import Message
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
+
+from ...core.corpus import Corpus
+from ...core.schema import Case
+from ..base import AppScreen
 
 RESULTS = 30
 INDENT = 11
@@ -30,7 +34,7 @@ class ChunkList(OptionList):
     ]
 
 
-class PickerScreen(Screen):
+class PickerScreen(AppScreen[None]):
     """Label one case: ranked chunks, ``space``/``enter`` toggles one in or out of ``expected``."""
 
     HELP_TITLE = "Chunk picker"
@@ -43,7 +47,7 @@ chunk says now) are recorded when you save.
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="picker.back"),
-        Binding("space", "toggle", "Toggle chunk", key_display="space", id="picker.toggle"),
+        Binding("space", "toggle_chunk", "Toggle chunk", key_display="space", id="picker.toggle"),
         Binding("a", "toggle_expect", "Any/all", id="picker.expect"),
         Binding("slash", "focus_query", "Search", key_display="/", id="picker.search"),
     ]
@@ -54,7 +58,14 @@ chunk says now) are recorded when you save.
         self.results: list[tuple[str, float]] = []
         self.shown: list[tuple[str, bool]] = []
         self._searched: str | None = None
-        self._ready = False
+
+    class Found(Message):
+        """A search finished (posted by its worker)."""
+
+        def __init__(self, query: str, results: list[tuple[str, float]]) -> None:
+            super().__init__()
+            self.query = query
+            self.results = results
 
     def compose(self) -> ComposeResult:
         yield Static("", id="picker-case")
@@ -69,13 +80,14 @@ chunk says now) are recorded when you save.
         q.value = case.question if case else ""
         self.query_one("#results", ChunkList).focus()
         self._show_case()
-        self._ready = True
-        self.on_state_changed()
+        self.show_state()
 
-    def _case(self):
+    def _case(self) -> Case | None:
+        if not self.rt.loaded:
+            return None
         try:
-            return self.app.session.doc.case(self.case_id)
-        except (KeyError, AttributeError):
+            return self.rt.doc.case(self.case_id)
+        except KeyError:
             return None
 
     def _show_case(self) -> None:
@@ -96,8 +108,8 @@ chunk says now) are recorded when you save.
         self.query_one("#picker-case", Static).update(t)
 
     # -- state -----------------------------------------------------------------------
-    def on_state_changed(self) -> None:
-        app = self.app
+    def show_state(self) -> None:
+        app = self.rt
         if self._case() is None:
             if app.screen is self:
                 self.dismiss()
@@ -129,7 +141,7 @@ chunk says now) are recorded when you save.
 
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
-        if self.app.index is not None:
+        if self.rt.index is not None:
             self.search(event.value)
 
     @on(Input.Submitted, "#query")
@@ -138,11 +150,13 @@ chunk says now) are recorded when you save.
 
     @work(thread=True, exclusive=True, group="picker-search", exit_on_error=False)
     def search(self, query: str) -> None:
-        index = self.app.index
-        results = index.search(query, RESULTS) if query.strip() else []
-        self.app.call_from_thread(self._got_results, query, list(results))
+        index = self.rt.index
+        results = index.search(query, RESULTS) if index is not None and query.strip() else []
+        self.post_message(self.Found(query, list(results)))
 
-    def _got_results(self, query: str, results: list) -> None:
+    @on(Found)
+    def _got_results(self, event: Found) -> None:
+        query, results = event.query, event.results
         if not self.is_attached or query != self.query_one("#query", Input).value:
             return  # typed on since: a newer search is coming
         self._searched = query
@@ -156,19 +170,18 @@ chunk says now) are recorded when you save.
 
     def _render_results(self) -> None:
         case = self._case()
-        corpus = self.app.corpus
+        corpus = self.rt.corpus
         expected = set(case.expected) if case else set()
         options = []
-        shown = set()
+        shown: list[str] = []  # what the list shows, in order
         for rank, (cid, score) in enumerate(self.results, 1):
             options.append(Option(self._prompt(rank, cid, score, cid in expected, corpus), id=cid))
-            shown.add(cid)
+            shown.append(cid)
         for cid in case.expected if case else ():  # expected chunks the query did not find
             if cid not in shown:
                 options.append(Option(self._prompt(None, cid, None, True, corpus), id=cid))
-        self.shown = [
-            (o.id, o.id in expected) for o in options
-        ]  # what the list shows: (chunk id, ● expected)
+                shown.append(cid)
+        self.shown = [(cid, cid in expected) for cid in shown]  # (chunk id, ● expected)
         lst = self.query_one("#results", ChunkList)
         keep = lst.highlighted
         lst.set_options(options)
@@ -181,7 +194,9 @@ chunk says now) are recorded when you save.
             else "type to search"
         )
 
-    def _prompt(self, rank, cid, score, expected, corpus) -> Text:
+    def _prompt(
+        self, rank: int | None, cid: str, score: float | None, expected: bool, corpus: Corpus | None
+    ) -> Text:
         """Two or three lines: mark, rank, id, source, score; then the chunk's text, indented."""
         chunk = corpus.get(cid) if corpus is not None else None
         t = Text(no_wrap=True, overflow="ellipsis")
@@ -204,16 +219,18 @@ chunk says now) are recorded when you save.
         return t
 
     # -- actions -----------------------------------------------------------------------
-    def action_toggle(self) -> None:
+    def action_toggle_chunk(self) -> None:
         lst = self.query_one("#results", ChunkList)
         if lst.highlighted is None:
             return
         cid = lst.get_option_at_index(lst.highlighted).id
-        self.toggle_chunk(cid)
+        if cid is not None:
+            self.toggle_chunk(cid)
 
     @on(OptionList.OptionSelected, "#results")
     def _selected(self, event: OptionList.OptionSelected) -> None:
-        self.toggle_chunk(event.option.id)
+        if event.option.id is not None:
+            self.toggle_chunk(event.option.id)
 
     def toggle_chunk(self, chunk_id: str) -> None:
         case = self._case()
@@ -226,11 +243,11 @@ chunk says now) are recorded when you save.
         else:
             expected.append(chunk_id)
             msg = f"{chunk_id} added to expected"
-        fields = {"expected": expected or None}
+        fields: dict[str, object] = {"expected": expected or None}
         if case.unanswerable and expected:
             fields["unanswerable"] = None
             msg += " · no longer unanswerable"
-        self.app.edit("update_case", self.case_id, **fields)
+        self.rt.edit("update_case", self.case_id, **fields)
         self.notify(msg, timeout=2)
 
     def action_toggle_expect(self) -> None:
@@ -238,7 +255,7 @@ chunk says now) are recorded when you save.
         if case is None:
             return
         new = "any" if case.expect == "all" else "all"
-        self.app.edit("update_case", self.case_id, expect=None if new == "any" else "all")
+        self.rt.edit("update_case", self.case_id, expect=None if new == "any" else "all")
         self.notify(f"expect: {new}", timeout=2)
 
     def action_focus_query(self) -> None:

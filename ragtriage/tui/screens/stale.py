@@ -7,9 +7,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
+
+from ...core.staleness import StaleEntry
+from ..base import AppScreen
 
 STATUS_HELP = {
     "moved": "the id is gone; the same text is now under another id",
@@ -28,7 +30,7 @@ class StaleList(OptionList):
     ]
 
 
-class StaleScreen(Screen):
+class StaleScreen(AppScreen[None]):
     """Every stale label, with the remembered text and the candidates side by side."""
 
     HELP_TITLE = "Stale labels"
@@ -71,19 +73,16 @@ unanswerable. Changes are saved with ctrl+s like every edit.
                 yield Static("", id="stale-text")
         yield Footer(compact=True)
 
-    _ready = False
-
     def on_mount(self) -> None:
         self.query_one(StaleList).focus()
-        self._ready = True
-        self.on_state_changed()
+        self.show_state()
 
     @property
-    def entries(self):
-        return list(self.app.stale_report or ())
+    def entries(self) -> list[StaleEntry]:
+        return list(self.rt.stale_report or ())
 
-    def on_state_changed(self) -> None:
-        app = self.app
+    def show_state(self) -> None:
+        app = self.rt
         status = self.query_one("#stale-status", Static)
         lst = self.query_one(StaleList)
         if app.stale_report is None:
@@ -106,7 +105,7 @@ unanswerable. Changes are saved with ctrl+s like every edit.
             status.update("✓ no stale label: every label matches the corpus")
         self._show()
 
-    def _current(self):
+    def _current(self) -> StaleEntry | None:
         lst = self.query_one(StaleList)
         entries = self.entries
         if lst.highlighted is None or not entries or lst.highlighted >= len(entries):
@@ -114,11 +113,11 @@ unanswerable. Changes are saved with ctrl+s like every edit.
         return entries[lst.highlighted]
 
     @on(OptionList.OptionHighlighted, "#stale-list")
-    def _moved(self, event) -> None:
+    def _moved(self, event: OptionList.OptionHighlighted) -> None:
         self._show()
 
     @on(OptionList.OptionSelected, "#stale-list")
-    def _selected(self, event) -> None:
+    def _selected(self, event: OptionList.OptionSelected) -> None:
         self.action_accept_proposed()
 
     def action_accept_proposed(self) -> None:
@@ -136,8 +135,10 @@ unanswerable. Changes are saved with ctrl+s like every edit.
         if e is None:
             box.update("")
             return
-        app = self.app
-        doc = app.session.doc
+        app = self.rt
+        if not app.loaded:
+            return
+        doc = app.doc
         t = Text()
         try:
             case = doc.case(e.case)
@@ -168,12 +169,12 @@ unanswerable. Changes are saved with ctrl+s like every edit.
         box.update(t)
 
     # -- actions -----------------------------------------------------------------------
-    def _resolved(self, e) -> None:
+    def _resolved(self, e: StaleEntry) -> None:
         """Drop the entry at once (the next full check runs after the edit)."""
-        app = self.app
-        app.stale_report = [
-            x for x in app.stale_report or () if not (x.case == e.case and x.label == e.label)
-        ]
+        app = self.rt
+        app.set_stale_report(
+            [x for x in app.stale_report or () if not (x.case == e.case and x.label == e.label)]
+        )
 
     def action_accept(self, n: int) -> None:
         e = self._current()
@@ -189,9 +190,9 @@ unanswerable. Changes are saved with ctrl+s like every edit.
             return
         self._replace(e, [e.candidates[n][0]])
 
-    def _replace(self, e, new_ids: list[str], expect: str | None = None) -> None:
+    def _replace(self, e: StaleEntry, new_ids: list[str], expect: str | None = None) -> None:
         """In case ``e.case``, put ``new_ids`` where the stale label was."""
-        doc = self.app.session.doc
+        doc = self.rt.doc
         try:
             case = doc.case(e.case)
         except KeyError:
@@ -200,29 +201,27 @@ unanswerable. Changes are saved with ctrl+s like every edit.
         for cid in case.expected:
             expected.extend(new_ids if cid == e.label else [cid])
         expected = list(dict.fromkeys(expected))  # a candidate may already be expected
-        fields = {"expected": expected or None}
+        fields: dict[str, object] = {"expected": expected or None}
         if expect == "all" and len(expected) > 1:
             fields["expect"] = "all"
         self._resolved(e)
-        self.app.edit("update_case", e.case, **fields)  # the old label is pruned on save
+        self.rt.edit("update_case", e.case, **fields)  # the old label is pruned on save
         self.notify(f"{e.case}: {e.label} → {', '.join(new_ids)}")
 
     def action_pick(self) -> None:
-        from .picker import PickerScreen
-
         e = self._current()
         if e is not None:
-            self.app.push_screen(PickerScreen(e.case))
+            self.rt.open_picker(e.case)
 
     def action_unanswerable(self) -> None:
         e = self._current()
         if e is None:
             return
         self._resolved(e)
-        for x in list(self.app.stale_report or ()):
+        for x in list(self.rt.stale_report or ()):
             if x.case == e.case:
                 self._resolved(x)
-        self.app.edit("update_case", e.case, unanswerable=True, expected=None)
+        self.rt.edit("update_case", e.case, unanswerable=True, expected=None)
         self.notify(f"{e.case}: ∅ unanswerable")
 
     def action_back(self) -> None:

@@ -73,14 +73,14 @@ class TriageTable(ScrollView, can_focus=True):
     def set_state(self, state: TriageState, keep: str | None = None) -> None:
         self.state = state
         self._idw = None
-        self.refresh_lines(keep)
+        self.reload_lines(keep)
 
     def _measure(self) -> None:
         recs = self.state.records
         sample = recs if len(recs) <= 20000 else recs[:: len(recs) // 20000]
         self._idw = min(max([cell_len(r["id"]) for r in sample] + [8]), 24)
 
-    def refresh_lines(self, keep: str | None = None) -> None:
+    def reload_lines(self, keep: str | None = None) -> None:
         """The groups changed: resize, put the cursor back on ``keep`` (or nearby), repaint."""
         if self._idw is None or len(self.state) <= 20000:
             self._measure()

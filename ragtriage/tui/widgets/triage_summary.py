@@ -1,0 +1,159 @@
+"""The Triage screen's summary: the run's metrics and hit / supported / correct against k.
+
+:func:`compute` (no Textual) derives both from the records; :class:`TriageSummary`
+runs it in a worker, one at a time — the last request wins — and shows the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on, work
+from textual.message import Message
+from textual.widgets import Static
+
+from ..triage_state import TriageState, ranking_depth, retrieval_sweep
+
+if TYPE_CHECKING:
+    from ...core.corpus import Corpus
+    from ...core.document import TestSetDocument
+
+SWEEP_MAX_K = 10
+ANSWER_SWEEP_LIMIT = 500  # cases: above this the chart shows retrieval only (answers need a local re-run)
+
+AnswerSweep = Callable[[int], "dict[int, tuple[float | None, float | None]] | None"]
+
+
+def fmt(v: float | None, digits: int = 3) -> str:
+    return "—" if v is None else f"{v:.{digits}f}"
+
+
+def bar(v: float | None, width: int = 10) -> str:
+    """A text bar of ``width`` cells for a ratio in [0, 1]."""
+    if v is None:
+        return "·" * width
+    eighths = round(max(0.0, min(1.0, v)) * width * 8)
+    full, part = divmod(eighths, 8)
+    s = "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
+    return s.ljust(width, "░")
+
+
+def summary_text(summary: dict, k: int, sweep: list[dict] | None) -> Text:
+    """The set's metrics and, with a sweep, hit / supported / correct against k."""
+    t = Text()
+    n = summary.get("n", 0)
+    t.append("summary  ", style="bold")
+    t.append(
+        f"{n} cases · hit@{k} {fmt(summary.get('hit'))} · recall {fmt(summary.get('recall'))} · "
+        f"mrr {fmt(summary.get('mrr'))} · precision {fmt(summary.get('precision'))}\n"
+    )
+    t.append(
+        f"         supported {fmt(summary.get('supported'))} · faithfulness {fmt(summary.get('faithfulness'))}"
+        f" · correct {fmt(summary.get('accuracy'))} · coverage {fmt(summary.get('coverage'))}"
+        f" · unknown abstention {fmt(summary.get('unknown_abstention'))}"
+    )
+    if summary.get("tokens") is not None:
+        t.append(f" · {summary['tokens']} prompt tokens")
+    t.append("\n")
+    if sweep:
+        t.append(f"{'':5}{'hit':<17}{'supported':<17}{'correct':<17}\n", style="dim")
+        for row in sweep:
+            mark = "◀ run" if row["k"] == k else ""
+            t.append(f"k={row['k']:<3}")
+            for key in ("hit", "supported", "correct"):
+                v = row.get(key)
+                t.append(f"{bar(v)} {fmt(v, 2):<5} ")
+            t.append(mark + "\n", style="bold")
+    return t
+
+
+def builtin_answer_sweep(
+    doc: TestSetDocument | None, corpus: Corpus | None, system: str | None, n: int
+) -> AnswerSweep | None:
+    """Supported / correct per k for a local ``builtin`` run (its answers are re-derived
+    locally from one ranking, as ``ragtriage sweep`` does); None for other systems."""
+    if system != "builtin" or doc is None or n > ANSWER_SWEEP_LIMIT:
+        return None
+
+    def answers(depth: int) -> dict[int, tuple[float | None, float | None]] | None:
+        from ...core.evaluate import sweep as core_sweep
+
+        try:
+            result = core_sweep(doc, "builtin", ks=list(range(1, depth + 1)), corpus=corpus)
+        except Exception:  # the chart then shows retrieval only
+            return None
+        return {row["k"]: (row.get("supported"), row.get("correct")) for row in result["rows"]}
+
+    return answers
+
+
+def compute(
+    state: TriageState, stored: dict | None, answer_sweep: AnswerSweep | None = None
+) -> tuple[dict, list[dict] | None]:
+    """The summary (``stored``, the run file's, while no case changed) and the sweep over k."""
+    records = list(state.records)
+    summary = state.summary() if stored is None or state.version else stored
+    sweep: list[dict] | None = None
+    depth = min(ranking_depth(records), SWEEP_MAX_K)
+    if depth > 1:
+        hits = retrieval_sweep(records, range(1, depth + 1))
+        sweep = [{"k": k, "hit": h, "supported": None, "correct": None} for k, h in hits]
+        for row in sweep:
+            if row["k"] == state.k:
+                row["supported"], row["correct"] = summary.get("supported"), summary.get("accuracy")
+        answers = answer_sweep(depth) if answer_sweep is not None else None
+        if answers:
+            for row in sweep:
+                a = answers.get(row["k"])
+                if a is not None and row["k"] != state.k:
+                    row["supported"], row["correct"] = a
+    return summary, sweep
+
+
+class TriageSummary(Static):
+    """The summary pane; ``s`` on Triage hides it."""
+
+    class Ready(Message):
+        def __init__(self, state: TriageState, summary: dict | None, sweep: list[dict] | None) -> None:
+            super().__init__()
+            self.state = state
+            self.summary = summary
+            self.sweep = sweep
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self._busy = False
+        self._again: tuple | None = None
+        self.state: TriageState | None = None  # the state last asked for
+        self.sweep: list[dict] | None = None
+
+    def request(self, state: TriageState, stored: dict | None, answer_sweep: AnswerSweep | None) -> None:
+        """Recompute for ``state`` in a worker; while one runs, the last request waits its turn."""
+        self.state = state
+        if self._busy:
+            self._again = (state, stored, answer_sweep)
+            return
+        self._busy = True
+        self._compute(state, stored, answer_sweep)
+
+    @work(thread=True, group="triage-summary", exit_on_error=False)
+    def _compute(self, state: TriageState, stored: dict | None, answer_sweep: AnswerSweep | None) -> None:
+        summary, sweep = None, None
+        try:
+            summary, sweep = compute(state, stored, answer_sweep)
+        finally:
+            self.post_message(self.Ready(state, summary, sweep))
+
+    @on(Ready)
+    def _ready(self, event: Ready) -> None:
+        event.stop()
+        self._busy = False
+        again, self._again = self._again, None
+        if again is not None:
+            self.request(*again)
+        if event.state is not self.state or event.summary is None:
+            return
+        self.sweep = event.sweep
+        self.update(summary_text(event.summary, event.state.k, event.sweep))
