@@ -9,7 +9,12 @@ through either path.
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from .testset import document as _document
+
+if TYPE_CHECKING:  # mypy cannot follow the sys.modules alias below; show it the same names
+    from .testset.document import *  # noqa: F403
+    from .testset.document import TestSetDocument as TestSetDocument
 
 sys.modules[__name__] = _document
