@@ -12,11 +12,20 @@ def _app(shop, **kw):
     return make_app(shop, recovery=False, **kw)
 
 
+async def still(pilot) -> None:
+    """Stop every text cursor blinking: a snapshot taken mid-blink differs only by the cursor,
+    which made test_editor fail at random under load."""
+    for widget in pilot.app.screen.query("Input, TextArea"):
+        widget.cursor_blink = False
+    await pilot.pause()
+
+
 def test_cases_screen(snap_compare, shop):
     async def ready(pilot):
         await settle(pilot.app, pilot)
         await pilot.press("j", "j", "j", "j", "j", "j")  # garantía: two expected chunks, expect all
         await settle(pilot.app, pilot)
+        await still(pilot)
 
     assert snap_compare(_app(shop), terminal_size=(120, 36), run_before=ready)
 
@@ -26,6 +35,7 @@ def test_cases_screen_at_80_by_24_with_filter(snap_compare, shop):
         await settle(pilot.app, pilot)
         await pilot.press("slash", *"pago", "enter")
         await pilot.pause()
+        await still(pilot)
 
     assert snap_compare(_app(shop), terminal_size=(80, 24), run_before=ready)
 
@@ -35,6 +45,7 @@ def test_editor(snap_compare, shop):
         await settle(pilot.app, pilot)
         await pilot.press("enter")
         await settle(pilot.app, pilot)
+        await still(pilot)
 
     assert snap_compare(_app(shop), terminal_size=(120, 36), run_before=ready)
 
@@ -44,6 +55,7 @@ def test_picker(snap_compare, shop):
         await settle(pilot.app, pilot)
         await pilot.press("p")
         await settle(pilot.app, pilot)
+        await still(pilot)
 
     assert snap_compare(_app(shop), terminal_size=(120, 36), run_before=ready)
 
