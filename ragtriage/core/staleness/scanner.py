@@ -99,8 +99,10 @@ def _chunk(rec: Record, lineno: int) -> Chunk:
     )
 
 
-def _doc_of(rec: Record) -> Any:
-    return rec.get("doc") if isinstance(rec, dict) else rec.doc
+def _doc_of(rec: Record) -> str | None:
+    """The chunk's document name; anything but a string (a list, a number) names none."""
+    doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
+    return doc if type(doc) is str else None
 
 
 def _group(states: Iterable[LabelState]) -> dict[str, list[LabelState]]:
