@@ -16,6 +16,7 @@ the time and peak memory beside the corpus size, and beside the naive way
 
     /work/venv/bin/python benchmarks/bench_stale.py            # 100k and 1M
     /work/venv/bin/python benchmarks/bench_stale.py --sizes 100000 --spans
+    /work/venv/bin/python benchmarks/bench_stale.py --splitters   # real splitters: recall, agreement
 
 Generated files are cached in ``$TMPDIR/ragtriage-bench-stale``.
 """
@@ -220,16 +221,87 @@ def _measure(data: Path, spans: bool, naive: bool) -> None:
     )
 
 
+def _expected(sp, ed, new_by_id, new_chunks) -> str:
+    """The status offsets say a label should have (its text unedited: where it lies now)."""
+    from ragtriage.core.text import normalize_text
+
+    norm = normalize_text(sp.text)
+    own = new_by_id.get(sp.id)
+    if own is not None and normalize_text(own.text) == norm:
+        return "ok"
+    lead, trail = len(sp.text) - len(sp.text.lstrip()), len(sp.text) - len(sp.text.rstrip())
+    now = ed.moved(sp.doc, sp.start + lead, sp.end - trail)
+    if now is None:
+        status = "missing"
+    else:
+        cover = [c for c in new_chunks if c.doc == sp.doc and c.start <= now[0] and now[1] <= c.end]
+        if any(normalize_text(c.text) == norm for c in cover):
+            status = "moved"
+        else:
+            status = "merged" if cover else "split"
+    return "changed" if own is not None else status
+
+
+def splitters() -> None:
+    """The real-splitter scenarios of tests/core/test_stale_real_splitters.py, with figures:
+    automatic fixes, wrong ones (offset ground truth), recall of the fixable labels (text
+    unedited and held whole by a chunk), and agreement of statuses with the offsets."""
+    from ragtriage.core.text import normalize_text
+    from tests.core.test_stale_real_splitters import PAGES, SCENARIOS, chunk, run
+
+    print(
+        "| old chunking | new chunking | edit | spans | labels | auto fixes | wrong | fixable | recall | status agrees |"
+    )
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|")
+    totals = [0, 0, 0, 0, 0, 0]
+    for old_name, new_name, kind in SCENARIOS:
+        for spans in (True, False):
+            labelled, ed, new, report = run(old_name, new_name, kind, spans)
+            new_chunks = chunk(new_name, ed.pages)
+            by_id = {sp.id: sp for sp in labelled}
+            auto = wrong = fixable = fixed = agree = 0
+            for e in report.labels:
+                sp = by_id[e.label]
+                want = _expected(sp, ed, new, new_chunks)
+                agree += e.status == want or (want == "changed" and e.status in ("changed", "merged"))
+                text_now = ed.moved(sp.doc, sp.start, sp.end) is not None
+                held = any(normalize_text(sp.text) in normalize_text(c.text) for c in new_chunks)
+                if want != "ok" and text_now and held:
+                    fixable += 1
+                if e.fix == "auto":
+                    auto += 1
+                    target = new[e.candidates[0][0]]
+                    ok = normalize_text(sp.text) in normalize_text(target.text)
+                    wrong += not ok
+                    fixed += ok and text_now and held and want != "ok"
+            n = len(report.labels)
+            for i, v in enumerate((n, auto, wrong, fixable, fixed, agree)):
+                totals[i] += v
+            print(
+                f"| {old_name} | {new_name} | {kind} | {'yes' if spans else 'no'} | {n} | {auto} | {wrong} | "
+                f"{fixable} | {fixed / max(fixable, 1):.0%} | {agree}/{n} |"
+            )
+    n, auto, wrong, fixable, fixed, agree = totals
+    print(
+        f"| **all** | | | | {n} | {auto} | **{wrong}** | {fixable} | {fixed / max(fixable, 1):.0%} | {agree}/{n} |"
+    )
+    print(f"\n(pages: {', '.join(PAGES)})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="100000,1000000", help="new-chunk counts (approximate)")
     ap.add_argument("--spans", action="store_true", help="labels keep doc/start/end (span remapping)")
     ap.add_argument("--no-naive", action="store_true", help="skip the load_corpus comparison")
+    ap.add_argument("--splitters", action="store_true", help="real splitters: recall and status agreement")
     ap.add_argument("--measure", help=argparse.SUPPRESS)
     ap.add_argument("--naive", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
         _measure(Path(args.measure), args.spans, args.naive)
+        return
+    if args.splitters:
+        splitters()
         return
     cache = Path(tempfile.gettempdir()) / "ragtriage-bench-stale"
     rows = []

@@ -183,3 +183,15 @@ def test_cli_fix_never_points_the_case_at_the_introduction(tmp_path, capsys, spa
     assert "changed" in out and "page-1 (" in out and "page-2 (" in out and "[review]" in out
     assert "expect: all  [review]" in out
     assert "expected: [page-1]" in t.read_text(encoding="utf-8")  # left for a person, not "fixed"
+
+
+def test_a_chunk_whose_doc_is_not_a_string_names_no_document(tmp_path):
+    rows = [
+        {"id": "a", "text": P1, "doc": ["returns.md"], "start": 0, "end": len(P1)},
+        {"id": "b", "text": P2, "doc": {"name": "returns.md"}},
+    ]
+    p = tmp_path / "c.jsonl"
+    p.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    lab = {"text": P2, "doc": DOC, "start": len(P1) + 2, "end": len(P1) + 2 + len(P2)}
+    report = staleness.check_labels([("q", "returns?", ("x",))], {"x": lab}, p)
+    assert [(e.status, e.candidates) for e in report.labels] == [("moved", [("b", 1.0)])]

@@ -99,8 +99,10 @@ def _chunk(rec: Record, lineno: int) -> Chunk:
     )
 
 
-def _doc_of(rec: Record) -> Any:
-    return rec.get("doc") if isinstance(rec, dict) else rec.doc
+def _doc_of(rec: Record) -> str | None:
+    """The chunk's document name; anything but a string (a list, a number) names none."""
+    doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
+    return doc if type(doc) is str else None
 
 
 def _group(states: Iterable[LabelState]) -> dict[str, list[LabelState]]:
@@ -260,7 +262,7 @@ class Scanner:
         self.doc_labels = _group(st for st in self.textual if st.words)
         self.doc_ranges: dict[str, tuple[int, int]] = {}  # doc -> (bytes read at its first, last chunk)
         self.doc_chunks: dict[str, list[DocRow]] = {}  # in memory: doc -> rows
-        self.recent: deque[_Item] = deque(maxlen=4)
+        self.recent: deque[tuple[int, int, Record]] = deque(maxlen=4)  # (seq, line, record)
         self.pending: dict[int, list[int]] = {}  # seq expected next -> text-label indexes waiting
         self.corpus_name = corpus_name
         self.in_memory = in_memory
@@ -270,33 +272,47 @@ class Scanner:
     # ------------------------------------------------------------ one chunk
 
     def feed(self, lineno: int, rec: Record, cid: str, text: str, at: int = 0) -> None:
-        """One chunk of the corpus (``at``: bytes read so far, for a file)."""
+        """One chunk of the corpus (``at``: bytes read so far, for a file). Most chunks of a
+        big corpus concern no label: they cost a split and a few set look-ups."""
         self.seq += 1
-        item = _Item(self.seq, lineno, rec)
-        self.recent.append(item)
+        seq = self.seq
+        self.recent.append((seq, lineno, rec))
         toks = text.split()
         st = self.states.get(cid)
-        if st is not None:
-            self._own(st, item)
-        if self.all_fp or len(toks) in self.short_lens:
-            self._by_fingerprint(item, cid)
-        if self.short_words:
-            hit = self.short_words.intersection(toks)
-            if hit:
-                self._short(item, cid, hit)
+        fp = self.all_fp or len(toks) in self.short_lens
+        short = self.short_words.intersection(toks) if self.short_words else None
         ws = self.anchor_keys.intersection(zip(toks, toks[1:], toks[2:]))
-        if ws:
-            self._anchored(item, cid, ws)
-        if self.pending:
-            waiting = self.pending.pop(self.seq, None)
-            if waiting:
-                self._neighbour(item, waiting)
+        if st is not None or fp or short or ws or (self.pending and seq in self.pending):
+            self._evidence(_Item(seq, lineno, rec), cid, st, fp, short, ws)
         if self.doc_labels or self.span_docs:
             doc = _doc_of(rec)
             if doc in self.doc_labels:
                 self._note_document(doc, cid, toks, at)
             if doc in self.span_docs:
-                self._span_hits(doc, item)
+                self._span_hits(doc, _chunk(rec, lineno))
+
+    def _evidence(
+        self,
+        item: _Item,
+        cid: str,
+        st: LabelState | None,
+        fp: bool,
+        short: set[str] | None,
+        ws: set[Trigram],
+    ) -> None:
+        """What this chunk says about the labels it concerns."""
+        if st is not None:
+            self._own(st, item)
+        if fp:
+            self._by_fingerprint(item, cid)
+        if short:
+            self._short(item, cid, short)
+        if ws:
+            self._anchored(item, cid, ws)
+        if self.pending:
+            waiting = self.pending.pop(item.seq, None)
+            if waiting:
+                self._neighbour(item, waiting)
 
     def finish(self) -> None:
         """After the last chunk: a duplicated expected id is an error."""
@@ -365,7 +381,8 @@ class Scanner:
             return
         st.pieces[seq] = ((item.id, len(item.norm)), iv[0], iv[1])  # id and length only, not the text
         if iv[0] > 0:  # look back for the piece before, however short
-            prev = next((r for r in self.recent if r.seq == seq - 1), None)
+            before = next((r for r in self.recent if r[0] == seq - 1), None)
+            prev = _Item(*before) if before is not None else None
             if prev is not None and prev.seq not in st.pieces:
                 r = _relate_near(prev.norm, t)
                 if isinstance(r, tuple) and r[1] >= iv[0] - 1:
@@ -394,8 +411,7 @@ class Scanner:
             r = self.doc_ranges.get(doc)
             self.doc_ranges[doc] = (at, at) if r is None else (r[0], at)
 
-    def _span_hits(self, doc: str, item: _Item) -> None:
-        ch = item.chunk()
+    def _span_hits(self, doc: str, ch: Chunk) -> None:
         if ch.start is None or ch.end is None:
             return
         lst = self.span_docs[doc]
