@@ -128,10 +128,11 @@ def _text(e: BaseException) -> str:
 
 
 def clean_text(text: str, limit: int = CAUSE_MAX) -> str:
-    """Text safe to record and print: secrets blanked, lone surrogates escaped, length bounded."""
+    """Text safe to record and print: secrets blanked; terminal escapes, bidi controls and
+    lone surrogates written as ``\\x1b``, ``\\u202e``, ``\\ud800``; length bounded."""
     text = secrets.redact(text)
-    if not text.isascii():
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

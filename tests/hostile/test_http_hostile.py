@@ -175,10 +175,10 @@ HTTP_ONLY = {
 }  # the openai: check below covers it with the id-less chat shape
 
 
-def _run(tmp_path, testset, system, *extra):
+def _run(tmp_path, testset, system, *extra, quiet=True):
     out = tmp_path / f"run{next(_n)}.jsonl"
     code = cli.main(
-        ["run", str(testset), "--system", system, "--out", str(out), "--quiet", "--retries", "1",
+        ["run", str(testset), "--system", system, "--out", str(out), *(["--quiet"] if quiet else []), "--retries", "1",
          "--timeout", "1", "--concurrency", "3", "--max-response-mb", "4", *extra]
     )  # fmt: skip
     lines = [orjson.loads(x) for x in out.read_bytes().splitlines()]
@@ -301,3 +301,20 @@ def test_bad_timeout_or_size_option_is_exit_2(command, option, value, tmp_path, 
         code = cli.main([command, str(testset), "--system", srv.url(), option, value])
     err = capsys.readouterr().err
     assert code == 2 and option in err and "Traceback" not in err
+
+
+def test_terminal_escapes_in_a_server_error_are_shown_escaped(tmp_path, testset, capsys):
+    """Item 16, the server's side: an error body with ESC sequences and a bidi override is
+    recorded and printed as visible escapes, never sent raw to the terminal."""
+    body = "\x1b]0;pwned\x07 \x1b[2J \u202eevil".encode()
+    with HostileServer(
+        lambda r: [b"HTTP/1.1 400 Bad\r\nContent-Length: %d\r\n\r\n" % len(body) + body]
+    ) as srv:
+        code, cases = _run(tmp_path, testset, srv.url(), quiet=False)
+    out = capsys.readouterr()
+    assert "answered HTTP 400: \\x1b]0" in out.out  # the table shows the cause, escaped
+    assert code == 0
+    assert all(
+        c["error"].endswith("answered HTTP 400: \\x1b]0;pwned\\x07 \\x1b[2J \\u202eevil") for c in cases
+    )
+    assert "\x1b" not in out.out + out.err and "\u202e" not in out.out + out.err
