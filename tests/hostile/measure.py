@@ -99,5 +99,37 @@ def main(src: Path) -> None:
             )
 
 
+def main_python(src: Path) -> None:
+    """The ``python:`` systems of ``test_python_system``: exit, traceback, errors recorded, peak MB."""
+    from .test_python_system import FAILING, MODULE
+
+    print("| python: system | exit | traceback | cases recorded as errors | peak MB |")
+    print("|---|---|---|---|---|")
+    for attr in [a for a, _ in FAILING] + ["hangs"]:
+        with tempfile.TemporaryDirectory() as d:
+            folder = Path(d)
+            for name in ("shop-es.yaml", "shop-es.chunks.jsonl"):
+                shutil.copy(TESTSETS / name, folder / name)
+            (folder / "hostile_sys.py").write_text(MODULE)
+            try:
+                p = subprocess.run(
+                    [sys.executable, "-c", RSS, "run", "shop-es.yaml", "--system", f"python:hostile_sys:{attr}",
+                     "--out", "run.jsonl", "--retries", "0", "--timeout", "0.5"],
+                    capture_output=True, text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(src)), cwd=folder,
+                )  # fmt: skip
+            except subprocess.TimeoutExpired:
+                print(f"| {attr} | hangs (killed after 60 s) | — | — | — |", flush=True)
+                continue
+            run = folder / "run.jsonl"
+            errors = run.read_bytes().count(b'"error":"') if run.exists() else 0
+            rss = next(
+                (int(x.split()[1]) // 1024 for x in p.stderr.splitlines() if x.startswith("MAXRSS")), 0
+            )
+            tb = "yes" if "Traceback" in p.stderr else "no"
+            print(f"| {attr} | {p.returncode} | {tb} | {errors} of 8 | {rss} |", flush=True)
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT)
+    source = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT
+    main(source)
+    main_python(source)
