@@ -227,6 +227,17 @@ def test_plain_keep_alive_reuses_one_connection(tmp_path, testset):
     assert code == 0 and conns == 1 and all(c["answer"] == "A:" + c["question"] for c in cases)
 
 
+@pytest.mark.parametrize("mb", ["1e308", "0.000001"])
+def test_extreme_but_valid_size_limits_run(mb, tmp_path, testset, capsys):
+    with HostileServer(MODES["plain keep-alive"][0]) as srv:
+        code, cases = _run(tmp_path, testset, srv.url(), "--max-response-mb", mb)
+    assert code == 0 and "Traceback" not in capsys.readouterr().err
+    if mb == "1e308":
+        assert all(c["answer"] == "A:" + c["question"] for c in cases)
+    else:
+        assert all("over the" in c["error"] for c in cases)
+
+
 def test_answer_for_another_case_id_is_an_error(tmp_path, testset):
     with HostileServer(
         lambda r: [answer({"id": "someone-else", "answer": "A:" + r.json["question"]})]
