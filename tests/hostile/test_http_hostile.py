@@ -146,6 +146,12 @@ MODES = {
         lambda r: [b"HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\n" + b'{"tokens": 1e400}'[:16]],
         ERR,
     ),
+    "200 with an error field holding escapes": (
+        lambda r: [
+            answer({"error": "\x1b[2J\u202e down"}) if "chat" not in r.path else answer({"e": "\x1b[2J"})
+        ],
+        ERR,
+    ),
     "escape sequences in the answer": (
         lambda r: [
             answer({**correct(r), "note": "\x1b[2J\u202e"}) if "chat" not in r.path else answer(correct(r))
@@ -206,6 +212,7 @@ def test_hostile_server_mode(mode, kind, tmp_path, testset, capsys, monkeypatch)
         else:
             assert c["answer"] == "A:" + c["question"], "a case got another case's answer"
             assert expect != ERR, c
+    assert not any("\x1b" in c.get("error", "") or "\u202e" in c.get("error", "") for c in cases)
     if mode.startswith(("declares", "streams")):
         assert all("over the 4 MB limit (--max-response-mb)" in c["error"] for c in cases)
     assert wire.max_body() == 4 << 20
