@@ -229,6 +229,11 @@ def main(argv: list[str] | None = None) -> int:
 
     args.exiting = argv is None  # the process's own command line: it ends when this returns
     module = importlib.import_module(f"ragtriage.commands.{args.command.replace('-', '_')}_cmd")
+    if args.command in (
+        "edit",
+        "triage",
+    ):  # the app owns the terminal; its records are redacted at the source
+        return _call(module, args)
     with redacting_streams():  # no key or URL password reaches the terminal or a CI log
         return _call(module, args)
 

@@ -128,10 +128,11 @@ def _text(e: BaseException) -> str:
 
 
 def clean_text(text: str, limit: int = CAUSE_MAX) -> str:
-    """Text safe to record and print: secrets blanked, lone surrogates escaped, length bounded."""
+    """Text safe to record and print: secrets blanked; terminal escapes, bidi controls and
+    lone surrogates written as ``\\x1b``, ``\\u202e``, ``\\ud800``; length bounded."""
     text = secrets.redact(text)
-    if not text.isascii():
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -156,13 +157,14 @@ def retry_delay(e: BaseException, attempt: int, backoff: float) -> float:
     return delay
 
 
-def _redacted(res: dict) -> dict:
-    for f in ("answer", "error"):
-        v = res.get(f)
-        if type(v) is str:
-            cleaned = secrets.redact(v)
-            if cleaned is not v:
-                res[f] = cleaned
+def _tidy(res: dict) -> dict:
+    """A system's own ``error`` made safe like any cause; its answer without secrets."""
+    err = res.get("error")
+    if type(err) is str:
+        res["error"] = clean_text(err)
+    answer = res.get("answer")
+    if type(answer) is str and secrets.active():
+        res["answer"] = secrets.redact(answer)
     return res
 
 
@@ -190,7 +192,7 @@ async def ask_with_retries(system, case, k: int, *, timeout: float, retries: int
         res = dict(res)
         if res.get("latency_ms") is None:
             res["latency_ms"] = round((time.perf_counter() - t0) * 1000, 1)
-        return _redacted(res) if secrets.active() else res
+        return _tidy(res) if "error" in res or secrets.active() else res
 
 
 async def run_async(

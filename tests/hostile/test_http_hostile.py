@@ -146,6 +146,12 @@ MODES = {
         lambda r: [b"HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\n" + b'{"tokens": 1e400}'[:16]],
         ERR,
     ),
+    "200 with an error field holding escapes": (
+        lambda r: [
+            answer({"error": "\x1b[2J\u202e down"}) if "chat" not in r.path else answer({"e": "\x1b[2J"})
+        ],
+        ERR,
+    ),
     "escape sequences in the answer": (
         lambda r: [
             answer({**correct(r), "note": "\x1b[2J\u202e"}) if "chat" not in r.path else answer(correct(r))
@@ -175,10 +181,10 @@ HTTP_ONLY = {
 }  # the openai: check below covers it with the id-less chat shape
 
 
-def _run(tmp_path, testset, system, *extra):
+def _run(tmp_path, testset, system, *extra, quiet=True):
     out = tmp_path / f"run{next(_n)}.jsonl"
     code = cli.main(
-        ["run", str(testset), "--system", system, "--out", str(out), "--quiet", "--retries", "1",
+        ["run", str(testset), "--system", system, "--out", str(out), *(["--quiet"] if quiet else []), "--retries", "1",
          "--timeout", "1", "--concurrency", "3", "--max-response-mb", "4", *extra]
     )  # fmt: skip
     lines = [orjson.loads(x) for x in out.read_bytes().splitlines()]
@@ -206,6 +212,7 @@ def test_hostile_server_mode(mode, kind, tmp_path, testset, capsys, monkeypatch)
         else:
             assert c["answer"] == "A:" + c["question"], "a case got another case's answer"
             assert expect != ERR, c
+    assert not any("\x1b" in c.get("error", "") or "\u202e" in c.get("error", "") for c in cases)
     if mode.startswith(("declares", "streams")):
         assert all("over the 4 MB limit (--max-response-mb)" in c["error"] for c in cases)
     assert wire.max_body() == 4 << 20
@@ -225,6 +232,17 @@ def test_plain_keep_alive_reuses_one_connection(tmp_path, testset):
         code, cases = _run(tmp_path, testset, srv.url(), "--concurrency", "1")
         conns = srv.connections
     assert code == 0 and conns == 1 and all(c["answer"] == "A:" + c["question"] for c in cases)
+
+
+@pytest.mark.parametrize("mb", ["1e308", "0.000001"])
+def test_extreme_but_valid_size_limits_run(mb, tmp_path, testset, capsys):
+    with HostileServer(MODES["plain keep-alive"][0]) as srv:
+        code, cases = _run(tmp_path, testset, srv.url(), "--max-response-mb", mb)
+    assert code == 0 and "Traceback" not in capsys.readouterr().err
+    if mb == "1e308":
+        assert all(c["answer"] == "A:" + c["question"] for c in cases)
+    else:
+        assert all("over the" in c["error"] for c in cases)
 
 
 def test_answer_for_another_case_id_is_an_error(tmp_path, testset):
@@ -301,3 +319,20 @@ def test_bad_timeout_or_size_option_is_exit_2(command, option, value, tmp_path, 
         code = cli.main([command, str(testset), "--system", srv.url(), option, value])
     err = capsys.readouterr().err
     assert code == 2 and option in err and "Traceback" not in err
+
+
+def test_terminal_escapes_in_a_server_error_are_shown_escaped(tmp_path, testset, capsys):
+    """Item 16, the server's side: an error body with ESC sequences and a bidi override is
+    recorded and printed as visible escapes, never sent raw to the terminal."""
+    body = "\x1b]0;pwned\x07 \x1b[2J \u202eevil".encode()
+    with HostileServer(
+        lambda r: [b"HTTP/1.1 400 Bad\r\nContent-Length: %d\r\n\r\n" % len(body) + body]
+    ) as srv:
+        code, cases = _run(tmp_path, testset, srv.url(), quiet=False)
+    out = capsys.readouterr()
+    assert "answered HTTP 400: \\x1b]0" in out.out  # the table shows the cause, escaped
+    assert code == 0
+    assert all(
+        c["error"].endswith("answered HTTP 400: \\x1b]0;pwned\\x07 \\x1b[2J \\u202eevil") for c in cases
+    )
+    assert "\x1b" not in out.out + out.err and "\u202e" not in out.out + out.err

@@ -85,3 +85,26 @@ def test_no_key_in_any_output_of_openai_system(tmp_path, testset):
     assert sent == {f"Bearer {KEY}"}
     assert "invalid key auth=Bearer ***" in (tmp_path / "run.jsonl").read_text()
     assert _leaks(tmp_path, [run, check]) == []
+
+
+def test_redact_covers_the_forms_a_secret_travels_in(capsys):
+    from ragtriage.core import secrets
+
+    secrets.forget_all()
+    try:
+        secrets.register_url("http://bob:p%40ss-9Zq@host/ask")
+        token = base64.b64encode(b"bob:p@ss-9Zq").decode()
+        assert secrets.redact(f"a p@ss-9Zq b p%40ss-9Zq c {token}") == "a *** b *** c ***"
+        assert secrets.redact_bytes(b'{"e":"p@ss-9Zq"}') == b'{"e":"***"}'
+        assert secrets.strip_userinfo("http://bob:p%40ss-9Zq@host/ask") == "http://host/ask"
+        secrets.register("abc")  # too short to be a key: ordinary words stay
+        assert secrets.redact("abc") == "abc"
+        with secrets.redacting_streams():
+            print("echo p@ss-9Zq")
+            import sys
+
+            print("to stderr", token, file=sys.stderr)
+        out = capsys.readouterr()
+        assert out.out == "echo ***\n" and out.err == "to stderr ***\n"
+    finally:
+        secrets.forget_all()

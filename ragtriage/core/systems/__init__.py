@@ -253,4 +253,4 @@ def set_max_response_mb(mb) -> None:
 
     if isinstance(mb, bool) or not isinstance(mb, (int, float)) or not math.isfinite(mb) or mb <= 0:
         raise InputError(Problem("--max-response-mb", None, f"must be a number of MB above 0, got {mb!r}"))
-    set_max_body(max(1, int(mb * (1 << 20))))
+    set_max_body(max(1, int(min(mb, 1 << 30) * (1 << 20))))  # 1e308 MB means "no limit", not an overflow
