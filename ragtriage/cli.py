@@ -208,3 +208,6 @@ def main(argv: list[str] | None = None) -> int:
         return Exit.INTERRUPTED
     except BrokenPipeError:
         return Exit.OK
+    except OSError as e:  # a full disk, an unwritable folder, a name too long: located, no traceback
+        print(f"{e.filename or 'ragtriage'}: {e.strerror or e}", file=sys.stderr)
+        return Exit.BAD_INPUT

@@ -16,7 +16,7 @@ from typing import Any
 
 from .clock import utc_now
 from .errors import InputError, Problem
-from .metrics import at_k, mean_or_none, stored_positions
+from .metrics import MAX_K, at_k, mean_or_none, stored_positions
 from .runfile import RunWriter, make_meta, read_run
 from .runner import BACKOFF, run_cases
 from .scoring import make_record, rescore
@@ -68,8 +68,6 @@ def _content_hash(doc) -> str | None:
     return None
 
 
-#: the deepest ranking a run asks for; far above any prompt, and a bound the memory can hold
-MAX_K = 10_000
 #: the most values of k one sweep measures (each is a row, and may be a run)
 MAX_SWEEP = 200
 

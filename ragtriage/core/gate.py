@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
+from .metrics import MAX_K
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
 from .schema import AT_K_METRICS, parse_metric
 
@@ -57,7 +58,9 @@ def parse_min(spec: str) -> tuple[str, float]:
         raise ValueError(f"{spec!r}: write METRIC=VALUE, e.g. hit@3=0.8")
     key, _, raw = spec.partition("=")
     key = key.strip()
-    parse_metric(key)
+    _, k = parse_metric(key)
+    if k is not None and not 1 <= k <= MAX_K:
+        raise ValueError(f"{spec!r}: k is a whole number from 1 to {MAX_K:,}")
     try:
         value = float(raw.strip().rstrip("%")) / (100 if raw.strip().endswith("%") else 1)
     except ValueError:

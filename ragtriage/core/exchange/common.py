@@ -210,8 +210,8 @@ def jsonl_objects(text: str, name: str, problems: list[Problem]) -> Iterator[tup
         except json.JSONDecodeError as e:
             problems.append(Problem(name, lineno, f"not valid JSON ({e.msg} at column {e.colno})"))
             continue
-        except RecursionError:
-            problems.append(Problem(name, lineno, "not valid JSON (nested too deeply)"))
+        except (RecursionError, ValueError) as e:  # nesting; an integer of 4,301+ digits
+            problems.append(Problem(name, lineno, f"not usable JSON ({_too_big(e)})"))
             continue
         if not isinstance(obj, dict):
             problems.append(
@@ -219,6 +219,12 @@ def jsonl_objects(text: str, name: str, problems: list[Problem]) -> Iterator[tup
             )
             continue
         yield lineno, obj
+
+
+def _too_big(e: Exception) -> str:
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    return "a number too long to read" if "digits" in str(e) else str(e)
 
 
 def json_array_items(
@@ -230,8 +236,8 @@ def json_array_items(
     except json.JSONDecodeError as e:
         problems.append(Problem(name, e.lineno, f"not valid JSON ({e.msg} at column {e.colno}){hint}"))
         return
-    except RecursionError:
-        problems.append(Problem(name, 1, "not valid JSON (nested too deeply)"))
+    except (RecursionError, ValueError) as e:
+        problems.append(Problem(name, 1, f"not usable JSON ({_too_big(e)})"))
         return
     if isinstance(whole, dict) and key and isinstance(whole.get(key), list):
         items = whole[key]

@@ -1,0 +1,82 @@
+"""Issue 12: careless options and hostile files give a located exit 2, never a traceback
+and never a hang (each of these reproduced a traceback or a hang first)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from tests.conftest import TESTSETS
+
+
+@pytest.fixture
+def shop(tmp_path):
+    for name in ("shop-es.yaml", "shop-es.chunks.jsonl"):
+        shutil.copy(TESTSETS / name, tmp_path / name)
+    return tmp_path / "shop-es.yaml"
+
+
+def _fifo(tmp_path):
+    p = tmp_path / "fifo"
+    os.mkfifo(p)
+    return p
+
+
+@pytest.mark.parametrize(
+    "argv, where",
+    [
+        (["check", "{ts}", "--min", "hit@99999999999999999999=0.5"], "--min"),
+        (["check", "{ts}", "--min", "hit@0=0.5"], "--min"),
+        (["run", "{ts}", "--out", "{long}"], "File name too long"),
+        (["run", "{ts}", "--k", str(2**63)], "--k"),
+        (["run", "{ts}", "--timeout", "nan"], "--timeout"),
+        (["sweep", "{ts}", "--k", "1-100000"], "--k"),
+        (["validate", "{ts}", "--corpus", "/dev/zero"], "not a regular file"),
+        (["validate", "{ts}", "--corpus", "{fifo}"], "FIFO"),
+        (["diff", "{fifo}", "{fifo}"], "FIFO"),
+        (["import", "{big}", "--format", "jsonl", "-o", "{tmp}/new.yaml"], "too long to read"),
+    ],
+)
+def test_located_exit_2(cli_in, shop, tmp_path, argv, where):
+    big = tmp_path / "big.jsonl"
+    big.write_text('{"id": "a", "question": "q", "notes": ' + "9" * 5000 + "}\n")
+    paths = {
+        "ts": shop,
+        "tmp": tmp_path,
+        "long": tmp_path / ("x" * 5000 + ".jsonl"),
+        "fifo": _fifo(tmp_path),
+        "big": big,
+    }
+    r = cli_in(*[a.format(**paths) for a in argv])
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert where in r.stderr
+    assert not (tmp_path / "new.yaml").exists()
+
+
+def test_a_chunk_line_without_end_is_refused_not_read_forever(shop, tmp_path):
+    from ragtriage.core.corpus import iter_lines
+    from ragtriage.core.errors import CorpusError
+
+    p = tmp_path / "one-line.jsonl"
+    p.write_bytes(b'{"id": "a", "text": "ok"}\n' + b"x" * (3 << 20))
+    with pytest.raises(CorpusError) as e:
+        list(iter_lines(p, max_line=1 << 20))
+    assert e.value.problems[0].line == 2
+
+
+def test_start_true_is_not_a_number_in_a_chunks_file(cli_in, shop, tmp_path):
+    corpus = tmp_path / "shop-es.chunks.jsonl"
+    corpus.write_text(corpus.read_text().replace('"start": 10,', '"start": true,', 1))
+    r = cli_in("validate", shop)
+    assert r.returncode == 2 and "start" in r.stderr
+
+
+def test_unwritable_run_folder_is_a_located_error_in_a_real_process(cli, shop, tmp_path):
+    """A real process: exit code 2 and no traceback when the run file cannot be made."""
+    blocker = tmp_path / "runs"
+    blocker.write_text("a file where the folder should be")
+    r = cli("run", shop, "--out", blocker / "r.jsonl", cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr and "runs" in r.stderr
