@@ -106,6 +106,7 @@ def evaluate(
     ids=None,
     on_record=None,
     retain: list | None = None,
+    exclusive: bool = False,
 ) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
@@ -117,7 +118,9 @@ def evaluate(
     ``ids`` limits the run to those case ids; ``on_record(record)`` is called as
     each case finishes (e.g. to stream rows into a table). With ``retain`` (a list)
     the objects made for the run (the system with its answers, the corpus) are
-    appended to it rather than dropped, for a caller that keeps them until exit."""
+    appended to it rather than dropped, for a caller that keeps them until exit.
+    With ``exclusive`` the run file is made new: if ``out`` exists (another run took the
+    name), ``NAME-2.jsonl``, ``NAME-3.jsonl``, … is used instead (``Run.path`` says which)."""
     import gc
 
     was = gc.isenabled()
@@ -141,6 +144,7 @@ def evaluate(
             ids=ids,
             on_record=on_record,
             retain=retain,
+            exclusive=exclusive,
         )
     finally:
         if was:
@@ -211,9 +215,13 @@ def _resumed(
     return keep, {r["id"]: r for r in keep}
 
 
-def _writer(out: Any, meta: dict[str, Any], keep: list[dict[str, Any]] | None) -> RunWriter | None:
+def _writer(
+    out: Any, meta: dict[str, Any], keep: list[dict[str, Any]] | None, exclusive: bool = False
+) -> RunWriter | None:
     if out is None:
         return None
+    if exclusive:
+        return _new_writer(Path(out), meta)
     if Path(out).is_dir():
         raise InputError(
             Problem(
@@ -229,6 +237,21 @@ def _writer(out: Any, meta: dict[str, Any], keep: list[dict[str, Any]] | None) -
         raise InputError(
             Problem(str(out), None, f"cannot write the run file: {e.strerror or e}", field="--out")
         ) from None
+
+
+def _new_writer(out: Path, meta: dict[str, Any]) -> RunWriter:
+    """A writer on a file made new: ``out``, else ``out-2``, ``out-3``, … (never shared)."""
+    for n in range(1, 1000):
+        path = out if n == 1 else out.with_name(f"{out.stem}-{n}{out.suffix}")
+        try:
+            return RunWriter(path, meta, exclusive=True)
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise InputError(
+                Problem(str(path), None, f"cannot write the run file: {e.strerror or e}", field="--out")
+            ) from None
+    raise InputError(Problem(str(out), None, "999 run files of that name already exist", field="--out"))
 
 
 def _in_order(records: dict[str, dict[str, Any]], cases: list[Any]) -> list[dict[str, Any]]:
@@ -257,6 +280,7 @@ def _evaluate(
     ids,
     on_record,
     retain=None,
+    exclusive=False,
 ) -> Run:
     from .runner import Progress
 
@@ -297,7 +321,7 @@ def _evaluate(
     todo = [c for c in cases if c.id not in records]
     if hasattr(sys_, "prepare"):
         sys_.prepare()
-    writer = _writer(out, meta, keep if resume else None)
+    writer = _writer(out, meta, keep if resume else None, exclusive and not resume)
     chunk_text = ctx.chunk_text
     interrupted = False
     asked = 0
@@ -337,7 +361,9 @@ def _evaluate(
     finally:
         if writer is not None:
             writer.close()
-    return Run(summary, ordered, meta, Path(out) if out is not None else None, interrupted, warnings, asked)
+    return Run(
+        summary, ordered, meta, writer.path if writer is not None else None, interrupted, warnings, asked
+    )
 
 
 def estimate_tokens(ctx: Context, sys_, case, k: int) -> int:

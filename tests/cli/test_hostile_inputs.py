@@ -80,3 +80,38 @@ def test_unwritable_run_folder_is_a_located_error_in_a_real_process(cli, shop, t
     r = cli("run", shop, "--out", blocker / "r.jsonl", cwd=tmp_path)
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr and "runs" in r.stderr
+
+
+def test_two_runs_with_the_default_name_never_share_a_file(cli_in, shop, tmp_path, monkeypatch):
+    """Issue 12 #9: two runs started in the same second wrote one file."""
+    from ragtriage.commands import run_cmd
+
+    monkeypatch.setattr(run_cmd, "default_out", lambda testset: run_cmd.Path("runs") / "same-second.jsonl")
+    first = cli_in("run", shop, "--quiet", cwd=tmp_path)
+    second = cli_in("run", shop, "--quiet", cwd=tmp_path)
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    runs = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert runs == ["same-second-2.jsonl", "same-second.jsonl"]
+    assert "run file: runs/same-second-2.jsonl" in second.stdout
+    for name in runs:  # each one complete: meta, every case, summary
+        lines = (tmp_path / "runs" / name).read_text().splitlines()
+        assert lines[0].startswith('{"type":"meta"') and lines[-1].startswith('{"type":"summary"')
+
+
+def test_terminal_escapes_from_a_server_are_shown_not_obeyed(cli_in, shop, tmp_path):
+    """Issue 12 #16: an ESC or a bidi control in an answer or an id printed raw in `run` tables."""
+    results = tmp_path / "results.jsonl"
+    import json
+
+    from ragtriage.core.document import TestSetDocument
+
+    ids = [c.id for c in TestSetDocument.load(shop).cases]
+    results.write_text(
+        "".join(
+            json.dumps({"id": cid, "ranking": ["x\x1b[2J"], "answer": "ok \u202e [x\x1b]"}) + "\n"
+            for cid in ids
+        )
+    )
+    r = cli_in("run", shop, "--system", f"results:{results}", "--out", tmp_path / "r.jsonl")
+    assert r.returncode == 0, r.stderr
+    assert "\x1b" not in r.stdout + r.stderr and "\u202e" not in r.stdout + r.stderr
