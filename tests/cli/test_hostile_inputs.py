@@ -73,11 +73,11 @@ def test_start_true_is_not_a_number_in_a_chunks_file(cli_in, shop, tmp_path):
     assert r.returncode == 2 and "start" in r.stderr
 
 
-def test_unwritable_run_folder_is_a_located_error_in_a_real_process(cli, shop, tmp_path):
+def test_unwritable_run_folder_is_a_located_error_in_a_real_process(cli_process, shop, tmp_path):
     """A real process: exit code 2 and no traceback when the run file cannot be made."""
     blocker = tmp_path / "runs"
     blocker.write_text("a file where the folder should be")
-    r = cli("run", shop, "--out", blocker / "r.jsonl", cwd=tmp_path)
+    r = cli_process("run", shop, "--out", blocker / "r.jsonl", cwd=tmp_path)
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr and "runs" in r.stderr
 
