@@ -91,6 +91,8 @@ def iter_chunks(path, problems: list[Problem] | None = None, hasher=None) -> Ite
     or raise :class:`CorpusError` at once. Duplicate ids are not checked here."""
     path = Path(path)
     name = str(path)
+    if "\x00" in name:
+        raise CorpusError(Problem(repr(name), None, "not a usable path (a NUL byte)"))
     if not path.exists():
         raise CorpusError(Problem(name, None, "chunks file not found"))
     if path.is_dir():

@@ -115,3 +115,34 @@ def test_terminal_escapes_from_a_server_are_shown_not_obeyed(cli_in, shop, tmp_p
     r = cli_in("run", shop, "--system", f"results:{results}", "--out", tmp_path / "r.jsonl")
     assert r.returncode == 0, r.stderr
     assert "\x1b" not in r.stdout + r.stderr and "\u202e" not in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate", "{ts}", "--json", "a\x00b"],
+        ["validate", "a\x00b.yaml"],
+        ["run", "{ts}", "--out", "a\x00b"],
+        ["export", "{ts}", "--format", "csv", "-o", "a\x00b"],
+        ["sweep", "{ts}", "--k", "1-2", "--json", "a\x00b"],
+    ],
+)
+def test_a_nul_in_a_path_is_refused(cli_in, shop, argv):
+    r = cli_in(*[a.format(ts=shop) for a in argv])
+    assert r.returncode == 2 and "NUL" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "fmt, content",
+    [
+        ("jsonl", '{"id": "a", "question": "q\\ud800", "expected": ["x"]}\n'),
+        ("deepeval", '[{"input": "q\\udc00 x"}]'),
+        ("jsonl", '{"id": "a", "question": "q", "expected": ["x"], "labels": {"x": {"text": "\\ud83d"}}}\n'),
+    ],
+)
+def test_a_lone_surrogate_in_an_import_is_located(cli_in, tmp_path, fmt, content):
+    src = tmp_path / f"in.{fmt}"
+    src.write_text(content)
+    r = cli_in("import", src, "--format", fmt, "-o", tmp_path / "new.yaml")
+    assert r.returncode == 2 and "surrogate" in r.stderr, r.stderr
+    assert not (tmp_path / "new.yaml").exists()

@@ -157,10 +157,29 @@ class Ids:
         return cid
 
 
+def has_surrogate(v: object) -> bool:
+    """A lone surrogate (``"\\ud800"`` in JSON) somewhere in ``v``: not text, no file can hold it."""
+    if isinstance(v, str):
+        return not v.isascii() and any("\ud800" <= ch <= "\udfff" for ch in v)
+    if isinstance(v, (list, tuple)):
+        return any(has_surrogate(x) for x in v)
+    if isinstance(v, dict):
+        return any(has_surrogate(k) or has_surrogate(x) for k, x in v.items())
+    return False
+
+
+SURROGATE = "holds a lone surrogate (\\ud800 to \\udfff, half of a character): not text"
+
+
 def validate(
     fields: dict[str, Any], name: str, line: int | None, problems: list[Problem]
 ) -> dict[str, Any] | None:
     """Check one case with the test set's own rules; located problems, no exception."""
+    bad = [k for k, v in fields.items() if has_surrogate(v)]
+    for k in bad:
+        problems.append(Problem(name, line, SURROGATE, case=None, field=k))
+    if bad:
+        return None
     try:
         Case(**fields)
     except ValidationError as e:
