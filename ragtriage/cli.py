@@ -228,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
     from .core.secrets import redacting_streams
 
     args.exiting = argv is None  # the process's own command line: it ends when this returns
+    bad = next((a for a in (sys.argv[1:] if argv is None else argv) if "\x00" in a), None)
+    if bad is not None:  # only reachable through main(argv): a shell cannot pass one
+        print(f"{bad!r}: an argument with a NUL byte is not a usable path or value", file=sys.stderr)
+        return Exit.BAD_INPUT
     module = importlib.import_module(f"ragtriage.commands.{args.command.replace('-', '_')}_cmd")
     if args.command in (
         "edit",
@@ -255,3 +259,6 @@ def _call(module, args) -> int:
         return Exit.INTERRUPTED
     except BrokenPipeError:
         return Exit.OK
+    except OSError as e:  # a full disk, an unwritable folder, a name too long: located, no traceback
+        print(f"{e.filename or 'ragtriage'}: {e.strerror or e}", file=sys.stderr)
+        return Exit.BAD_INPUT

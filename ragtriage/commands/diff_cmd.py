@@ -6,6 +6,7 @@ import sys
 
 import orjson
 
+from ..cli import Exit
 from ..core.reports import write_report
 from ..core.rundiff import diff_runs, render_markdown, render_text
 from ..core.runfile import read_run
@@ -23,5 +24,5 @@ def main(args) -> int:
     if args.json:
         write_report(args.json, orjson.dumps(d.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
     if args.fail_on_regression and d.regressed:
-        return 1
+        return Exit.FAILED
     return 0

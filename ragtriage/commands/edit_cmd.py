@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..cli import Exit
 from ..core.errors import InputError, Problem
 
 
@@ -22,7 +23,7 @@ def main(args) -> int:
             raise InputError(Problem(value, None, f"{opt} file not found"))
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print("ragtriage edit: needs a terminal (stdin and stdout must be a TTY)", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     from ..tui import make_app
 
     app = make_app(path, getattr(args, "run", None), getattr(args, "corpus", None))

@@ -12,6 +12,7 @@ from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
 from ..core.exchange import (
     QUESTION_PLACEHOLDER,
+    Imported,
     chunk_texts,
     clean_label,
     guess_language,
@@ -23,9 +24,8 @@ from ..core.reports import refuse_input_as_output
 from ..core.text import fingerprint
 
 
-def main(args) -> int:
-    out = Path(args.output)
-    if out.exists() and not args.force:
+def _check_output(out: Path, force: bool) -> None:
+    if out.exists() and not force:
         raise InputError(
             Problem(str(out), None, "already exists; not overwritten (choose another -o, or --force)")
         )
@@ -33,6 +33,49 @@ def main(args) -> int:
         raise InputError(Problem(str(out), None, f"folder {out.parent} does not exist", field="-o"))
     if out.suffix.lower() not in (".yaml", ".yml"):
         raise InputError(Problem(str(out), None, "a test set is YAML: name it .yaml"))
+
+
+def _language(imported: Imported, notes: list[str]) -> str:
+    """The questions' language (it picks decline phrases and number words), with a note."""
+    language = guess_language(c["question"] for c in imported.cases if c["question"] != QUESTION_PLACEHOLDER)
+    if language is None:
+        notes.append(
+            "language: en (could not tell from the questions): set `language:` if they are in another "
+            "language (it picks the decline phrases and the number words)"
+        )
+        return "en"
+    if language != "en":
+        notes.append(
+            f"language: {language}, guessed from the questions (it picks the decline phrases and the "
+            "number words): check `language:`"
+        )
+    return language
+
+
+def _labels(doc: TestSetDocument, imported: Imported, corpus: Path | None) -> dict[str, dict]:
+    """The imported labels of expected chunks; with a corpus, only those whose remembered
+    text is not the corpus's own (those get the full label from record_labels)."""
+    expected = {cid for c in doc.cases for cid in c.expected}
+    labels = {
+        cid: (label_from_text(v) if isinstance(v, str) else clean_label(v))
+        for cid, v in imported.labels.items()
+        if cid in expected
+    }
+    if corpus is None or not labels:
+        return labels
+    # a remembered text that is the corpus's own text gets the full label (doc, span,
+    # when, corpus hash) from record_labels; a different one is kept, so `stale` flags it
+    current, _ = chunk_texts(labels, {}, corpus)
+    return {
+        cid: lab
+        for cid, lab in labels.items()
+        if cid not in current or lab.get("sha") != fingerprint(current[cid])
+    }
+
+
+def main(args) -> int:
+    out = Path(args.output)
+    _check_output(out, args.force)
     corpus = Path(args.corpus) if args.corpus else None
     refuse_input_as_output(out, "-o", args.file, corpus)
     if corpus is not None and not corpus.is_file():
@@ -43,39 +86,14 @@ def main(args) -> int:
     if corpus is not None:
         rel_corpus = os.path.relpath(corpus.resolve(), out.resolve().parent)
     notes = list(imported.notes)
-    language = guess_language(c["question"] for c in imported.cases if c["question"] != QUESTION_PLACEHOLDER)
-    if language is None:
-        language = "en"
-        notes.append(
-            "language: en (could not tell from the questions): set `language:` if they are in another "
-            "language (it picks the decline phrases and the number words)"
-        )
-    elif language != "en":
-        notes.append(
-            f"language: {language}, guessed from the questions (it picks the decline phrases and the "
-            "number words): check `language:`"
-        )
+    language = _language(imported, notes)
     doc = TestSetDocument.create(
         out, corpus=rel_corpus, language=language, comment=import_comment(args.file, args.format, notes)
     )
     with doc.batch():
         for fields in imported.cases:
             doc.add_case(**fields)
-    expected = {cid for c in doc.cases for cid in c.expected}
-    labels = {
-        cid: (label_from_text(v) if isinstance(v, str) else clean_label(v))
-        for cid, v in imported.labels.items()
-        if cid in expected
-    }
-    if corpus is not None and labels:
-        # a remembered text that is the corpus's own text gets the full label (doc, span,
-        # when, corpus hash) from record_labels; a different one is kept, so `stale` flags it
-        current, _ = chunk_texts(labels, {}, corpus)
-        labels = {
-            cid: lab
-            for cid, lab in labels.items()
-            if cid not in current or lab.get("sha") != fingerprint(current[cid])
-        }
+    labels = _labels(doc, imported, corpus)
     with doc.batch():
         for cid, data in labels.items():
             if data:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import orjson
 
+from ..cli import Exit
 from ..core.errors import InputError, Problem
 from ..core.reports import refuse_input_as_output
 from .outputs import guard_outputs, system_file, testset_inputs
@@ -27,8 +28,22 @@ def _width(s: str) -> int:
     )
 
 
+def visible(s: str) -> str:
+    """``s`` safe for a terminal: control characters (an ESC from a server or a test set
+    would drive the terminal) and format characters such as the bidi controls (printed
+    raw they reorder what is shown) written as ``\\x1b`` / ``\\u202e``."""
+    if s.isprintable():
+        return s
+    return "".join(
+        ch
+        if ch.isprintable() or ch in "\t\n"
+        else (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+        for ch in s
+    )
+
+
 def _cut(s: str, n: int) -> str:
-    s = " ".join(str(s).split())
+    s = visible(" ".join(str(s).split()))
     if _width(s) <= n:
         return s
     out = ""
@@ -93,7 +108,9 @@ def summary_text(s: dict, meta: dict) -> str:
         + (f" · {s['unlabelled']} unlabelled" if s["unlabelled"] else "")
     )
     reasons = " · ".join(f"{r} {c}" for r, c in s["reasons"].items()) or "—"
-    return head + "\n\n" + table(["metric", "value", ""], rows, right={1}) + "\n\nreasons: " + reasons
+    return (
+        visible(head) + "\n\n" + table(["metric", "value", ""], rows, right={1}) + "\n\nreasons: " + reasons
+    )
 
 
 def explain(c: dict, k: int | None = None) -> str:
@@ -185,7 +202,8 @@ def dry_run_judge(p: dict) -> str:
 
 def print_warnings(warnings) -> None:
     for w in warnings:
-        print(f"warning: {w}" if getattr(w, "severity", "") == "warning" else str(w), file=sys.stderr)
+        text = visible(str(w))
+        print(f"warning: {text}" if getattr(w, "severity", "") == "warning" else text, file=sys.stderr)
 
 
 def leave_allocated(*objects) -> None:
@@ -261,8 +279,10 @@ def main(args) -> int:
         resume=args.resume,
         progress=progress,
         retain=held,
+        exclusive=not args.out,  # a default name is never shared by two runs started at once
         **run_options(args),
     )
+    out = run.path or out
     if getattr(args, "exiting", False):
         leave_allocated(run, doc, held)
     print_warnings(run.warnings)
@@ -272,7 +292,7 @@ def main(args) -> int:
             f"continue with: {resume_command(args, out, run.meta)}",
             file=sys.stderr,
         )
-        return 130
+        return Exit.INTERRUPTED
     print(summary_text(run.summary, run.meta))
     if "judge_calls" in run.summary:
         print(judge_text(run.summary, run.cases))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..cli import Exit
 from ..core.errors import InputError, Problem
 
 
@@ -24,7 +25,7 @@ def main(args) -> int:
     testset = resolve_testset(run, meta, getattr(args, "testset", None))
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print("ragtriage triage: needs a terminal (stdin and stdout must be a TTY)", file=sys.stderr)
-        return 2
+        return Exit.BAD_INPUT
     prefetch_run(run)  # read the run while the terminal app starts
     from ..tui import make_app
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import orjson
 
-from .errors import CorpusError, Problem
+from .errors import CorpusError, InputError, Problem
+from .files import require_regular_file
 
 MAX_PROBLEMS = 50
 
@@ -50,9 +51,19 @@ class Chunk:
     __hash__ = None  # type: ignore[assignment]  # mutable-ish record: unhashable, as a dataclass(eq=True)
 
 
-def iter_lines(path: Path, on_block=None) -> Iterator[tuple[int, bytes]]:
+def _too_long(path: Path, line: int, max_line: int) -> None:
+    msg = f"a line longer than {max_line >> 20} MB: not a chunks file (one JSON object per line)"
+    raise CorpusError(Problem(str(path), line, msg))
+
+
+#: the longest line a chunks file may hold; a longer one is not a chunk (``/dev/zero``, a dump)
+MAX_LINE = 64 << 20
+
+
+def iter_lines(path: Path, on_block=None, max_line: int = MAX_LINE) -> Iterator[tuple[int, bytes]]:
     """``(line number, raw bytes)`` of a JSONL file read in 4 MB blocks; ``on_block(block)``
-    sees every block (a content hash, a progress meter)."""
+    sees every block (a content hash, a progress meter). A line longer than ``max_line``
+    bytes raises :class:`CorpusError` at its line, so memory stays bounded."""
     lineno = 0
     rest = b""
     with open(path, "rb") as f:
@@ -66,7 +77,11 @@ def iter_lines(path: Path, on_block=None) -> Iterator[tuple[int, bytes]]:
             rest = parts.pop()
             for raw in parts:
                 lineno += 1
+                if len(raw) > max_line:
+                    _too_long(path, lineno, max_line)
                 yield lineno, raw
+            if len(rest) > max_line:
+                _too_long(path, lineno + 1, max_line)
     if rest:
         yield lineno + 1, rest
 
@@ -76,10 +91,16 @@ def iter_chunks(path, problems: list[Problem] | None = None, hasher=None) -> Ite
     or raise :class:`CorpusError` at once. Duplicate ids are not checked here."""
     path = Path(path)
     name = str(path)
+    if "\x00" in name:
+        raise CorpusError(Problem(repr(name), None, "not a usable path (a NUL byte)"))
     if not path.exists():
         raise CorpusError(Problem(name, None, "chunks file not found"))
     if path.is_dir():
         raise CorpusError(Problem(name, None, "is a folder, not a chunks file"))
+    try:
+        require_regular_file(path, "chunks file")
+    except InputError as e:
+        raise CorpusError(e.problems) from None
     if hasher is None:
         hasher = hashlib.blake2b(digest_size=6)
     loads = orjson.loads
@@ -126,10 +147,15 @@ def iter_chunks(path, problems: list[Problem] | None = None, hasher=None) -> Ite
         doc = obj.pop("doc", None)
         start = obj.pop("start", None)
         end = obj.pop("end", None)
-        if start is not None and not isinstance(start, int) or end is not None and not isinstance(end, int):
+        if not (_whole(start) and _whole(end)):
             bad(lineno, f"chunk {cid!r}: start/end must be whole numbers", field="start")
             continue
         yield Chunk(cid, text, doc, start, end, obj, lineno)
+
+
+def _whole(v: object) -> bool:
+    """None or a whole number (``true`` is not 1 here)."""
+    return v is None or (isinstance(v, int) and not isinstance(v, bool))
 
 
 class Corpus(Mapping):

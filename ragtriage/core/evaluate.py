@@ -7,13 +7,16 @@ over :func:`evaluate`, :func:`plan` and :func:`sweep`.
 
 from __future__ import annotations
 
+import math
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .clock import utc_now
 from .errors import InputError, Problem
-from .metrics import at_k, mean_or_none, stored_positions
+from .metrics import MAX_K, at_k, mean_or_none, stored_positions
 from .runfile import RunWriter, make_meta, read_run
 from .runner import BACKOFF, run_cases
 from .scoring import make_record, rescore
@@ -65,9 +68,17 @@ def _content_hash(doc) -> str | None:
     return None
 
 
+#: the most values of k one sweep measures (each is a row, and may be a run)
+MAX_SWEEP = 200
+
+
 def _check_k(k: int, what: str = "--k") -> int:
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise InputError(Problem(what, None, f"k must be a whole number of 1 or more, got {k!r}"))
+    if k > MAX_K:
+        raise InputError(
+            Problem(what, None, f"k = {k} is more than {MAX_K:,} (a ranking that deep is not a prompt)")
+        )
     return k
 
 
@@ -97,6 +108,7 @@ def evaluate(
     retain: list | None = None,
     judge: str | None = None,
     judge_key_env: str = "OPENAI_API_KEY",
+    exclusive: bool = False,
 ) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
@@ -111,7 +123,9 @@ def evaluate(
     appended to it rather than dropped, for a caller that keeps them until exit.
     ``judge`` (``openai:BASE_URL#MODEL``, default the test set's ``judge:``) asks a
     second model about every answered case once the run is done (judge.md);
-    its key is read from ``judge_key_env``."""
+    its key is read from ``judge_key_env``.
+    With ``exclusive`` the run file is made new: if ``out`` exists (another run took the
+    name), ``NAME-2.jsonl``, ``NAME-3.jsonl``, … is used instead (``Run.path`` says which)."""
     import gc
 
     was = gc.isenabled()
@@ -137,10 +151,121 @@ def evaluate(
             retain=retain,
             judge=judge,
             judge_key_env=judge_key_env,
+            exclusive=exclusive,
         )
     finally:
         if was:
             gc.enable()
+
+
+def _check_options(concurrency: int, timeout: float, retries: int) -> None:
+    if concurrency < 1:
+        raise InputError(Problem("--concurrency", None, "must be 1 or more"))
+    if not (timeout > 0 and math.isfinite(timeout)):  # nan compares false both ways
+        raise InputError(Problem("--timeout", None, "must be a number of seconds more than 0"))
+    if retries < 0:
+        raise InputError(Problem("--retries", None, "must be 0 or more"))
+
+
+def _same_testset(named: object, doc: Any) -> bool:
+    """Whether a run's meta ``testset`` names the file ``doc`` was read from."""
+    if not isinstance(named, str) or not named:
+        return True  # an old run that names none: nothing to compare
+    try:
+        return os.path.samefile(named, doc.path)
+    except (OSError, ValueError, TypeError):
+        return os.path.realpath(named) == os.path.realpath(str(doc.path))
+
+
+def _resumed(
+    out: Any, doc: Any, meta: dict[str, Any], k: int, cases: list[Any], ctx: Context, warnings: list[Problem]
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The cases ``out`` already holds (rescored against the test set as it is now), kept
+    by a resumed run; a run of other options or of another test set is refused."""
+    prev = read_run(out)
+    warnings.extend(prev.warnings)
+    pm = prev.meta
+    spec = meta["system"]
+    if pm.get("system") != spec or pm.get("k") != k:
+        raise InputError(
+            Problem(
+                str(out),
+                1,
+                f"was made with --system {pm.get('system')} --k {pm.get('k')}, not "
+                f"{spec} --k {k}: resume with the same options, or choose another --out",
+            )
+        )
+    changed = bool(
+        pm.get("testset_hash") and meta["testset_hash"] and pm["testset_hash"] != meta["testset_hash"]
+    )
+    if changed and not _same_testset(pm.get("testset"), doc):
+        raise InputError(
+            Problem(
+                str(out),
+                1,
+                f"is a run of another test set ({pm.get('testset')}), not {doc.path}: "
+                "resuming would replace it (choose another --out)",
+                field="--resume",
+            )
+        )
+    if changed:
+        msg = "the test set changed since this run started; kept cases are rescored against it"
+        warnings.append(Problem(str(out), 1, msg, severity="warning"))
+    meta["started"] = pm.get("started", meta["started"])
+    meta["resumed"] = utc_now()
+    order = {c.id: i for i, c in enumerate(cases)}
+    keep = []
+    for rec in prev.cases:
+        if rec.get("reason") == "error" or rec["id"] not in order:
+            continue
+        keep.append(rescore(rec, cases[order[rec["id"]]], k, ctx.chunk_text, doc.settings))
+    return keep, {r["id"]: r for r in keep}
+
+
+def _writer(
+    out: Any, meta: dict[str, Any], keep: list[dict[str, Any]] | None, exclusive: bool = False
+) -> RunWriter | None:
+    if out is None:
+        return None
+    if exclusive:
+        return _new_writer(Path(out), meta)
+    if Path(out).is_dir():
+        raise InputError(
+            Problem(
+                str(out),
+                None,
+                "is a folder; give a file name for the run, e.g. runs/run.jsonl",
+                field="--out",
+            )
+        )
+    try:
+        return RunWriter(out, meta, keep)
+    except OSError as e:
+        raise InputError(
+            Problem(str(out), None, f"cannot write the run file: {e.strerror or e}", field="--out")
+        ) from None
+
+
+def _new_writer(out: Path, meta: dict[str, Any]) -> RunWriter:
+    """A writer on a file made new: ``out``, else ``out-2``, ``out-3``, … (never shared)."""
+    for n in range(1, 1000):
+        path = out if n == 1 else out.with_name(f"{out.stem}-{n}{out.suffix}")
+        try:
+            return RunWriter(path, meta, exclusive=True)
+        except FileExistsError:
+            continue
+        except OSError as e:
+            raise InputError(
+                Problem(str(path), None, f"cannot write the run file: {e.strerror or e}", field="--out")
+            ) from None
+    raise InputError(Problem(str(out), None, "999 run files of that name already exist", field="--out"))
+
+
+def _in_order(records: dict[str, dict[str, Any]], cases: list[Any]) -> list[dict[str, Any]]:
+    if len(records) == len(cases) and list(records) == [c.id for c in cases]:
+        return list(records.values())  # finished in test-set order (a local system): nothing to sort
+    order = {c.id: i for i, c in enumerate(cases)}
+    return sorted(records.values(), key=lambda r: order[r["id"]])
 
 
 def _evaluate(
@@ -164,17 +289,15 @@ def _evaluate(
     retain=None,
     judge=None,
     judge_key_env="OPENAI_API_KEY",
+    exclusive=False,
 ) -> Run:
     from .runner import Progress
 
     doc = load_testset(testset)
     k = _check_k(k if k is not None else doc.settings.k)
-    if concurrency < 1:
-        raise InputError(Problem("--concurrency", None, "must be 1 or more"))
-    if timeout <= 0:
-        raise InputError(Problem("--timeout", None, "must be more than 0 seconds"))
-    if retries < 0:
-        raise InputError(Problem("--retries", None, "must be 0 or more"))
+    _check_options(concurrency, timeout, retries)
+    if resume and out is None:
+        raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
     judge_ = open_judge(
         doc, judge, key_env=judge_key_env, timeout=timeout, retries=retries, concurrency=concurrency
     )
@@ -194,13 +317,11 @@ def _evaluate(
     if ids is not None:
         wanted = set(ids)
         cases = [c for c in cases if c.id in wanted]
-    order = {c.id: i for i, c in enumerate(cases)}
     settings = doc.settings
-    spec = sys_.spec
     meta = make_meta(
         testset=str(doc.path),
         testset_hash=_content_hash(doc),
-        system=spec,
+        system=sys_.spec,
         k=k,
         version=_version(),
         corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None,
@@ -209,61 +330,12 @@ def _evaluate(
         meta["judge"] = judge_.spec
     records: dict[str, dict] = {}
     keep: list[dict] | None = None
-    if resume:
-        if out is None:
-            raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
-        if Path(out).exists():
-            prev = read_run(out)
-            warnings.extend(prev.warnings)
-            pm = prev.meta
-            if pm.get("system") != spec or pm.get("k") != k:
-                raise InputError(
-                    Problem(
-                        str(out),
-                        1,
-                        f"was made with --system {pm.get('system')} --k {pm.get('k')}, not "
-                        f"{spec} --k {k}: resume with the same options, or choose another --out",
-                    )
-                )
-            if pm.get("testset_hash") and meta["testset_hash"] and pm["testset_hash"] != meta["testset_hash"]:
-                warnings.append(
-                    Problem(
-                        str(out),
-                        1,
-                        "the test set changed since this run started; kept cases are rescored against it",
-                        severity="warning",
-                    )
-                )
-            meta["started"] = pm.get("started", meta["started"])
-            meta["resumed"] = utc_now()
-            keep = []
-            for rec in prev.cases:
-                if rec.get("reason") == "error" or rec["id"] not in order:
-                    continue
-                case = cases[order[rec["id"]]]
-                new = rescore(rec, case, k, ctx.chunk_text, settings)
-                keep.append(new)
-                records[new["id"]] = new
+    if resume and Path(out).exists():
+        keep, records = _resumed(out, doc, meta, k, cases, ctx, warnings)
     todo = [c for c in cases if c.id not in records]
     if hasattr(sys_, "prepare"):
         sys_.prepare()
-    writer = None
-    if out is not None:
-        if Path(out).is_dir():
-            raise InputError(
-                Problem(
-                    str(out),
-                    None,
-                    "is a folder; give a file name for the run, e.g. runs/run.jsonl",
-                    field="--out",
-                )
-            )
-        try:
-            writer = RunWriter(out, meta, keep if resume else None)
-        except OSError as e:
-            raise InputError(
-                Problem(str(out), None, f"cannot write the run file: {e.strerror or e}", field="--out")
-            ) from None
+    writer = _writer(out, meta, keep if resume else None, exclusive and not resume)
     chunk_text = ctx.chunk_text
     interrupted = False
     asked = 0
@@ -296,10 +368,7 @@ def _evaluate(
                 interrupted = True
         if cancel is not None and cancel.is_set() and len(records) < len(cases):
             interrupted = True
-        if len(records) == len(cases) and list(records) == [c.id for c in cases]:
-            ordered = list(records.values())  # finished in test-set order (a local system): nothing to sort
-        else:
-            ordered = sorted(records.values(), key=lambda r: order[r["id"]])
+        ordered = _in_order(records, cases)
         if judge_ is not None and not interrupted:
             cases_by_id = {c.id: c for c in cases}
             left = judge_.judge_records(ordered, cases_by_id, chunk_text, settings.language, k, cancel)
@@ -308,13 +377,17 @@ def _evaluate(
         if writer is not None and not interrupted:
             if judge_ is not None:
                 writer.close()
-                write_run(out, meta, ordered, summary)  # the verdicts join the streamed lines, atomically
+                write_run(
+                    writer.path, meta, ordered, summary
+                )  # the verdicts join the streamed lines, atomically
             else:
                 writer.write_summary(summary)
     finally:
         if writer is not None:
             writer.close()
-    return Run(summary, ordered, meta, Path(out) if out is not None else None, interrupted, warnings, asked)
+    return Run(
+        summary, ordered, meta, writer.path if writer is not None else None, interrupted, warnings, asked
+    )
 
 
 def write_run(path, meta: dict, records: list[dict], summary: dict) -> None:
@@ -418,6 +491,12 @@ def parse_ks(text: str | None, default: int) -> list[int]:
                 lo, hi = int(a), int(b)
                 if lo > hi:
                     raise ValueError
+                if hi - lo >= MAX_SWEEP:
+                    raise InputError(
+                        Problem(
+                            "--k", None, f"{text!r}: at most {MAX_SWEEP} values of k in one sweep (e.g. 1-20)"
+                        )
+                    )
                 out.extend(range(lo, hi + 1))
             else:
                 out.append(int(part))
@@ -427,6 +506,10 @@ def parse_ks(text: str | None, default: int) -> list[int]:
             ) from None
     if not out or any(k < 1 for k in out):
         raise InputError(Problem("--k", None, f"{text!r}: every k must be 1 or more"))
+    for k in out:
+        _check_k(k)
+    if len(set(out)) > MAX_SWEEP:
+        raise InputError(Problem("--k", None, f"{text!r}: at most {MAX_SWEEP} values of k in one sweep"))
     return sorted(set(out))
 
 
@@ -469,6 +552,65 @@ def _filter(res: dict, t: float | None) -> dict:
     r.pop("prompt_ids", None)
     r.pop("tokens", None)
     return r
+
+
+def _rederived(base: Run, cases: list[Any], ctx: Context, sys_: Any, k: int, t: float | None) -> list[dict]:
+    """Records at ``k`` (ranking cut at score ``t``) made from the stored run, no new call:
+    the builtin answerer answers again locally; ``results:`` answers stay as given."""
+    builtin = sys_.spec == "builtin"
+    fixed = hasattr(sys_, "results")
+    settings = ctx.settings
+    recs = []
+    for rec, case in zip(base.cases, cases, strict=True):
+        res = _filter(as_result(rec), t)
+        given = (sys_.results.get(case.id) or {}) if fixed else {}
+        if builtin and not res.get("error"):
+            from .systems.builtin import extractive_answer
+
+            prompt = [(cid, ctx.chunk_text(cid) or "") for cid in res["ranking"][:k]]
+            res["answer"] = extractive_answer(case.question, prompt, settings.language, ctx.decline[0])
+            res["prompt_ids"] = [cid for cid, _ in prompt]
+            res.pop("tokens", None)
+        elif fixed and not given.get("prompt_ids"):
+            res.pop("prompt_ids", None)
+        if res.get("tokens") is None or (fixed and not given.get("tokens")):
+            ids = res.get("prompt_ids") or res["ranking"][:k]
+            res["tokens"] = approx_tokens(case.question, (ctx.chunk_text(c) or "" for c in ids))
+        recs.append(make_record(case, res, k, ctx.chunk_text, settings))
+    return recs
+
+
+def _sweep_row(
+    base: Run,
+    recs: list[dict] | None,
+    m: dict[str, Any],
+    ans: Any,
+    k: int,
+    t: float | None,
+    *,
+    judged: bool = False,
+) -> dict[str, Any]:
+    if t is None:
+        ret: dict[str, Any] = {
+            "hit": mean_or_none(m["hit"], ans),
+            "recall": mean_or_none(m["recall"], ans),
+            "mrr": mean_or_none(m["rr"], ans),
+        }
+    else:
+        from .metrics import retrieval_at
+
+        cut = recs if recs is not None else [dict(r, **_filter(as_result(r), t)) for r in base.cases]
+        ret = retrieval_at(cut, k)
+        ret.pop("precision", None)
+    row = {"k": k, "threshold": t, **ret}
+    if recs is not None:
+        s = summarize(recs, k)
+        row.update(supported=s["supported"], correct=s["accuracy"], tokens=s["tokens"], reasons=s["reasons"])
+        if judged:
+            row.update(judge_supported=s.get("judge_supported"), judge_correct=s.get("judge_correct"))
+    else:
+        row.update(supported=None, correct=None, tokens=None, reasons=None)
+    return row
 
 
 def sweep(
@@ -515,10 +657,8 @@ def sweep(
         concurrency=options.get("concurrency", 8),
     )
     by_id = {c.id: c for c in doc.cases}
-    builtin = sys_.spec == "builtin"
-    fixed = hasattr(sys_, "results")
-    has_scores = any(r.get("scores") for r in base.cases)
-    if any(t is not None for t in thresholds) and not has_scores:
+    local = sys_.spec == "builtin" or hasattr(sys_, "results")  # answers re-derived without a call
+    if any(t is not None for t in thresholds) and not any(r.get("scores") for r in base.cases):
         raise InputError(
             Problem(
                 "--threshold", None, f"the system {sys_.spec} returns no scores: a threshold cannot apply"
@@ -526,68 +666,26 @@ def sweep(
         )
     pos = stored_positions(base.cases)
     ans = pos.n_gold > 0
-    settings = doc.settings
     rows = []
     for k in ks:
         m = at_k(pos, k)
         run_k = None
         if k == kmax:
             run_k = base
-        elif not (builtin or fixed):
+        elif not local:
             run_k = evaluate(doc, system, k, progress=progress, **options)
             calls += run_k.asked
         for t in thresholds:
             recs = None
             if t is None and run_k is not None:
                 recs = run_k.cases
-            elif builtin or fixed:
-                recs = []
-                for rec, case in zip(base.cases, cases):
-                    res = _filter(as_result(rec), t)
-                    if builtin and not res.get("error"):
-                        from .systems.builtin import extractive_answer
-
-                        prompt = [(cid, ctx.chunk_text(cid) or "") for cid in res["ranking"][:k]]
-                        res["answer"] = extractive_answer(
-                            case.question, prompt, settings.language, ctx.decline[0]
-                        )
-                        res["prompt_ids"] = [cid for cid, _ in prompt]
-                        res.pop("tokens", None)
-                    elif fixed and not (sys_.results.get(case.id) or {}).get("prompt_ids"):
-                        res.pop("prompt_ids", None)
-                    if res.get("tokens") is None or (
-                        fixed and not (sys_.results.get(case.id) or {}).get("tokens")
-                    ):
-                        ids = res.get("prompt_ids") or res["ranking"][:k]
-                        res["tokens"] = approx_tokens(case.question, (ctx.chunk_text(c) or "" for c in ids))
-                    recs.append(make_record(case, res, k, ctx.chunk_text, settings))
-            if t is None:
-                ret = {
-                    "hit": mean_or_none(m["hit"], ans),
-                    "recall": mean_or_none(m["recall"], ans),
-                    "mrr": mean_or_none(m["rr"], ans),
-                }
-            else:
-                from .metrics import retrieval_at
-
-                cut = recs if recs is not None else [dict(r, **_filter(as_result(r), t)) for r in base.cases]
-                ret = retrieval_at(cut, k)
-                ret.pop("precision", None)
-            row = {"k": k, "threshold": t, **ret}
-            if recs is not None:
-                if judge_ is not None and (run_k is None or recs is not run_k.cases):
-                    judge_.judge_records(
-                        recs, by_id, ctx.chunk_text, settings.language, k
-                    )  # cached answers cost nothing
-                s = summarize(recs, k)
-                row.update(
-                    supported=s["supported"], correct=s["accuracy"], tokens=s["tokens"], reasons=s["reasons"]
-                )
-                if judge_ is not None:
-                    row.update(judge_supported=s.get("judge_supported"), judge_correct=s.get("judge_correct"))
-            else:
-                row.update(supported=None, correct=None, tokens=None, reasons=None)
-            rows.append(row)
+            elif local:
+                recs = _rederived(base, cases, ctx, sys_, k, t)
+            if recs is not None and judge_ is not None and (run_k is None or recs is not run_k.cases):
+                judge_.judge_records(
+                    recs, by_id, ctx.chunk_text, doc.settings.language, k
+                )  # cached answers cost nothing
+            rows.append(_sweep_row(base, recs, m, ans, k, t, judged=judge_ is not None))
     return {
         "system": base.meta["system"],
         "testset": base.meta["testset"],

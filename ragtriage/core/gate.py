@@ -15,6 +15,7 @@ from pathlib import Path
 
 from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
+from .metrics import MAX_K
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
 from .schema import AT_K_METRICS, parse_metric
 
@@ -57,7 +58,9 @@ def parse_min(spec: str) -> tuple[str, float]:
         raise ValueError(f"{spec!r}: write METRIC=VALUE, e.g. hit@3=0.8")
     key, _, raw = spec.partition("=")
     key = key.strip()
-    parse_metric(key)
+    _, k = parse_metric(key)
+    if k is not None and not 1 <= k <= MAX_K:
+        raise ValueError(f"{spec!r}: k is a whole number from 1 to {MAX_K:,}")
     try:
         value = float(raw.strip().rstrip("%")) / (100 if raw.strip().endswith("%") else 1)
     except ValueError:
@@ -456,23 +459,16 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
 # ---------------------------------------------------------------- judging a run
 
 
-def judge(
-    doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, chunk_text=None
-) -> CheckResult:
-    """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
-
-    When the run was made on another version of the test set (the meta hash
-    differs), its stored answers are rescored against the current cases (no
-    system call; ``chunk_text`` looks chunk texts up for the grounding check)
-    and the summary recomputed, so the bars judge the test set as it is now."""
+def _judged_records(doc, run, k: int, chunk_text, notes: list[str]) -> tuple[list[dict], dict, list[str]]:
+    """(the run's records for the test set's cases, in its order; the summary they give;
+    the case ids the run lacks). A run of another version of the test set is rescored."""
     from .summary import summarize
 
-    k = run.meta.get("k") or doc.settings.k
-    notes: list[str] = []
     by_id = {r["id"]: r for r in run.cases}
     ids = [c.id for c in doc.cases]
     missing = [cid for cid in ids if cid not in by_id]
-    extra = [cid for cid in by_id if cid not in set(ids)]
+    known = set(ids)
+    extra = [cid for cid in by_id if cid not in known]
     run_hash = run.meta.get("testset_hash")
     doc_hash = getattr(doc, "content_hash", None)
     changed = bool(run_hash and doc_hash and run_hash != doc_hash)
@@ -485,11 +481,8 @@ def judge(
             "the test set changed since this run was made: its answers were rescored against the "
             "current cases (no new calls)"
         )
-        records = [
-            rescore(by_id[c.id], c, k, chunk_text or (lambda _id: None), doc.settings)
-            for c in doc.cases
-            if c.id in by_id
-        ]
+        look = chunk_text or (lambda _id: None)
+        records = [rescore(by_id[c.id], c, k, look, doc.settings) for c in doc.cases if c.id in by_id]
         summary = None
     if extra:
         notes.append(
@@ -501,22 +494,50 @@ def judge(
         if run.summary is None and not changed:
             notes.append("the run has no summary line (interrupted?): summary recomputed from its cases")
         summary = summarize(records, k)
-    results = measure(bars, records, summary, k)
+    return records, summary, missing
+
+
+def _depth_note(bars: list[Bar], records: list[dict], k: int) -> str | None:
+    """A note when a bar's k is deeper than the stored rankings reach."""
     deep = [(b, b.k) for b in bars if b.k is not None and b.k > k]
-    if deep:
-        depth = max((len(r.get("ranking") or ()) for r in records), default=0)
-        if depth < max(bk for _, bk in deep):
-            notes.append(
-                f"{', '.join(b.metric for b, _ in deep)}: above the run's k = {k}, measured on the stored "
-                f"rankings, which are at most {depth} deep (a chunk the system did not return counts as "
-                "not found)"
-            )
+    if not deep:
+        return None
+    depth = max((len(r.get("ranking") or ()) for r in records), default=0)
+    if depth >= max(bk for _, bk in deep):
+        return None
+    return (
+        f"{', '.join(b.metric for b, _ in deep)}: above the run's k = {k}, measured on the stored "
+        f"rankings, which are at most {depth} deep (a chunk the system did not return counts as "
+        "not found)"
+    )
+
+
+def _case_lines(doc) -> dict[str, int]:
     lines = {}
     for c in doc.cases:
         try:
             lines[c.id] = doc.case_line(c.id)
         except Exception:  # a document without line info still gets a report
             pass
+    return lines
+
+
+def judge(
+    doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, chunk_text=None
+) -> CheckResult:
+    """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
+
+    When the run was made on another version of the test set (the meta hash
+    differs), its stored answers are rescored against the current cases (no
+    system call; ``chunk_text`` looks chunk texts up for the grounding check)
+    and the summary recomputed, so the bars judge the test set as it is now."""
+    k = run.meta.get("k") or doc.settings.k
+    notes: list[str] = []
+    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes)
+    results = measure(bars, records, summary, k)
+    deep = _depth_note(bars, records, k)
+    if deep is not None:
+        notes.append(deep)
     cases = {c.id: c for c in doc.cases}
     details = {r["id"]: explain(r, cases.get(r["id"]), k) for r in records if r.get("reason") not in PASSING}
     meta = {key: v for key, v in run.meta.items() if key != "type"}
@@ -530,7 +551,7 @@ def judge(
         list(stale),
         missing,
         notes,
-        lines,
+        _case_lines(doc),
         details,
         meta,
     )

@@ -26,6 +26,8 @@ from .diagnosis import NOT_SCORED
 if TYPE_CHECKING:  # numpy is imported where the vectorised paths run
     import numpy as np
 
+#: the deepest cut-off a run or a bar measures: far above any prompt, and a bound memory holds
+MAX_K = 10_000
 MISSING = 2**31 - 1  # int32 max: position of an expected chunk that is not in the ranking
 # numpy is imported by the vectorised functions only: a per-case run does not need it.
 

@@ -25,6 +25,8 @@ PathArg = str | PathLike[str]
 def check_writable(path: PathArg, option: str) -> None:
     """Fail fast (before a long run) when a report cannot be written to ``path``."""
     p = Path(path)
+    if "\x00" in str(p):
+        raise InputError(Problem(repr(str(p)), None, "not a usable path (a NUL byte)", field=option))
     if _special(p) or _fd_alias(p):
         return
     parent = p.parent if str(p.parent) else Path(".")

@@ -282,7 +282,9 @@ def read_meta(run_path) -> dict:
 class RunWriter:
     """Streams a run file. Every case line is flushed as written."""
 
-    def __init__(self, path, meta: dict, keep: list[dict] | None = None):
+    def __init__(self, path, meta: dict, keep: list[dict] | None = None, *, exclusive: bool = False):
+        """``exclusive``: the file must not exist yet (FileExistsError otherwise), so two
+        runs started at once never share one."""
         self.path = Path(path)
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -296,7 +298,7 @@ class RunWriter:
             os.replace(tmp, self.path)
             self._f = open(self.path, "ab", buffering=1 << 20)
         else:
-            self._f = open(self.path, "wb", buffering=1 << 20)
+            self._f = open(self.path, "xb" if exclusive else "wb", buffering=1 << 20)
             self._f.write(orjson.dumps(meta, option=_DUMP))
             self._f.flush()
         self.n = len(keep or ())

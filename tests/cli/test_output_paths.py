@@ -66,9 +66,9 @@ def test_report_to_dev_null_leaves_the_device(cli_in, shop, tmp_path):
     assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
 
 
-def test_report_to_dev_stdout_lands_on_stdout(cli, shop, tmp_path):
+def test_report_to_dev_stdout_lands_on_stdout(cli_process, shop, tmp_path):
     """A real process: /dev/stdout is its pipe, which must not be swapped for a file."""
-    r = cli("validate", shop, "--json", "/dev/stdout")
+    r = cli_process("validate", shop, "--json", "/dev/stdout")
     assert r.returncode in (0, 1), r.stderr
     report = r.stdout[r.stdout.index("{") :]
     assert json.loads(report)["testset"] == str(shop)

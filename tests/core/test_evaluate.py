@@ -366,3 +366,45 @@ def test_python_sync_callable_runs_as_many_calls_in_flight_as_asked(ts, tmp_path
     monkeypatch.syspath_prepend(str(tmp_path))
     run = evaluate(ts, "python:barrier_rag:f", 2, concurrency=5, retries=0, timeout=20)
     assert run.summary["errors"] == 0
+
+
+@pytest.mark.parametrize(
+    "options, field",
+    [
+        (dict(timeout=float("nan")), "--timeout"),
+        (dict(timeout=float("inf")), "--timeout"),
+        (dict(k=2**63), "--k"),
+        (dict(k=99_999_999), "--k"),
+    ],
+)
+def test_unusable_run_options_are_refused_before_any_file(ts, tmp_path, options, field):
+    """Issue 12 #13/#14: nan was accepted; k >= 2**63 left a 0-byte run file."""
+    out = tmp_path / "run.jsonl"
+    with pytest.raises(InputError) as e:
+        evaluate(ts, "builtin", out=out, **options)
+    assert e.value.problems[0].file == field
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("spec", ["1-100000", "99999999", "1," + "9" * 5000, "1-201"])
+def test_sweep_ranges_are_bounded(spec):
+    """Issue 12 #12: 1-100000 never finished, 99999999 raised MemoryError, 5,000 digits a traceback."""
+    with pytest.raises(InputError) as e:
+        parse_ks(spec, 3)
+    assert e.value.problems[0].file == "--k"
+
+
+def test_resume_onto_another_test_sets_run_is_refused(ts, tmp_path):
+    """Issue 12 #18: it warned, then replaced the other test set's complete run."""
+    other = write_testset(tmp_path / "other", yaml=ts.read_text() + "# another test set\n", name="other.yaml")
+    out = tmp_path / "run.jsonl"
+    evaluate(other, "builtin", 2, out=out)
+    before = out.read_bytes()
+    with pytest.raises(InputError, match="another test set"):
+        evaluate(ts, "builtin", 2, out=out, resume=True)
+    assert out.read_bytes() == before
+    ts.write_text(ts.read_text() + "\n# edited\n")  # the same test set, edited: still resumes
+    evaluate(ts, "builtin", 2, out=tmp_path / "own.jsonl")
+    ts.write_text(ts.read_text() + "# again\n")
+    again = evaluate(ts, "builtin", 2, out=tmp_path / "own.jsonl", resume=True)
+    assert any("changed since this run started" in str(w) for w in again.warnings)

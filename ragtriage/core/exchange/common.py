@@ -157,10 +157,29 @@ class Ids:
         return cid
 
 
+def has_surrogate(v: object) -> bool:
+    """A lone surrogate (``"\\ud800"`` in JSON) somewhere in ``v``: not text, no file can hold it."""
+    if isinstance(v, str):
+        return not v.isascii() and any("\ud800" <= ch <= "\udfff" for ch in v)
+    if isinstance(v, (list, tuple)):
+        return any(has_surrogate(x) for x in v)
+    if isinstance(v, dict):
+        return any(has_surrogate(k) or has_surrogate(x) for k, x in v.items())
+    return False
+
+
+SURROGATE = "holds a lone surrogate (\\ud800 to \\udfff, half of a character): not text"
+
+
 def validate(
     fields: dict[str, Any], name: str, line: int | None, problems: list[Problem]
 ) -> dict[str, Any] | None:
     """Check one case with the test set's own rules; located problems, no exception."""
+    bad = [k for k, v in fields.items() if has_surrogate(v)]
+    for k in bad:
+        problems.append(Problem(name, line, SURROGATE, case=None, field=k))
+    if bad:
+        return None
     try:
         Case(**fields)
     except ValidationError as e:
@@ -210,8 +229,8 @@ def jsonl_objects(text: str, name: str, problems: list[Problem]) -> Iterator[tup
         except json.JSONDecodeError as e:
             problems.append(Problem(name, lineno, f"not valid JSON ({e.msg} at column {e.colno})"))
             continue
-        except RecursionError:
-            problems.append(Problem(name, lineno, "not valid JSON (nested too deeply)"))
+        except (RecursionError, ValueError) as e:  # nesting; an integer of 4,301+ digits
+            problems.append(Problem(name, lineno, f"not usable JSON ({_too_big(e)})"))
             continue
         if not isinstance(obj, dict):
             problems.append(
@@ -219,6 +238,12 @@ def jsonl_objects(text: str, name: str, problems: list[Problem]) -> Iterator[tup
             )
             continue
         yield lineno, obj
+
+
+def _too_big(e: Exception) -> str:
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    return "a number too long to read" if "digits" in str(e) else str(e)
 
 
 def json_array_items(
@@ -230,8 +255,8 @@ def json_array_items(
     except json.JSONDecodeError as e:
         problems.append(Problem(name, e.lineno, f"not valid JSON ({e.msg} at column {e.colno}){hint}"))
         return
-    except RecursionError:
-        problems.append(Problem(name, 1, "not valid JSON (nested too deeply)"))
+    except (RecursionError, ValueError) as e:
+        problems.append(Problem(name, 1, f"not usable JSON ({_too_big(e)})"))
         return
     if isinstance(whole, dict) and key and isinstance(whole.get(key), list):
         items = whole[key]

@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import InputError, Problem
 from ..files import require_regular_file
 from . import FORMATS
-from .common import Imported, PathArg, Reader, TextMatcher, chunk_texts
+from .common import SURROGATE, Imported, PathArg, Reader, TextMatcher, chunk_texts, has_surrogate
 from .csv import export_csv, import_csv
 from .deepeval import export_deepeval, import_deepeval
 from .jsonl import export_jsonl, import_jsonl
@@ -78,6 +78,11 @@ def read_import(path: PathArg, fmt: str, corpus_path: PathArg | None = None) -> 
         raise ValueError(f"unknown format {fmt!r}")
     problems: list[Problem] = []
     result = READERS[fmt](text, name, problems, TextMatcher(corpus_path))
+    problems += [
+        Problem(name, None, SURROGATE, field=f"labels.{cid}")
+        for cid, label in result.labels.items()
+        if has_surrogate(cid) or has_surrogate(label)
+    ]
     if not problems and not result.cases:
         problems.append(Problem(name, None, f"no cases found (is this a {fmt} file?)"))
     if problems:

@@ -15,10 +15,14 @@ DUPLICATE_PREFIX = "ragtriage:duplicate:"
 QUESTION_PLACEHOLDER = "(question missing: TREC qrels carry none; write it here)"
 
 
+_SPACE = re.compile(r"\s+")
+
+
 def trec_id(text: object) -> str:
     """An id as one TREC column: whitespace inside it would split the line into more
     columns (trec_eval and ir_measures refuse those), so each run of it becomes ``_``."""
-    return re.sub(r"\s+", "_", str(text))
+    s = text if isinstance(text, str) else str(text)
+    return _SPACE.sub("_", s) if _SPACE.search(s) else s
 
 
 def export_qrels(cases: Sequence[Case]) -> tuple[str, list[str]]:
@@ -49,14 +53,24 @@ def export_trec_run(run_cases: Iterable[Mapping[str, Any]], tag: str = "ragtriag
     for rec in run_cases:
         qid = trec_id(rec.get("id"))
         ranking = rec.get("ranking") or []
+        if not _plain(ranking):
+            ranking = [trec_id(d) for d in ranking]
         seen = set()
         depth = len(ranking)
         for i, docid in enumerate(ranking):
             if docid in seen:
                 docid = f"{DUPLICATE_PREFIX}{i + 1}"
             seen.add(docid)
-            lines.append(f"{qid} Q0 {trec_id(docid)} {i + 1} {depth - i} {tag}")
+            lines.append(f"{qid} Q0 {docid} {i + 1} {depth - i} {tag}")
     return "".join(line + "\n" for line in lines)
+
+
+def _plain(ranking: Sequence[object]) -> bool:
+    """Every id a string without whitespace (one regex scan over the whole ranking)."""
+    try:
+        return not _SPACE.search("".join(ranking))  # type: ignore[arg-type]  # TypeError: not all str
+    except TypeError:
+        return False
 
 
 def _grade(text: str) -> float | None:
