@@ -242,6 +242,8 @@ def _evaluate(
                     continue
                 case = cases[order[rec["id"]]]
                 new = rescore(rec, case, k, ctx.chunk_text, settings)
+                if judge_ is not None:
+                    judge_.attach_cached(new, case, ctx.chunk_text, settings.language, k)
                 keep.append(new)
                 records[new["id"]] = new
     todo = [c for c in cases if c.id not in records]
@@ -273,6 +275,8 @@ def _evaluate(
 
             def on_done(case, res):
                 rec = make_record(case, res, k, chunk_text, settings)
+                if judge_ is not None:  # a cached verdict is written with the case; others are asked after
+                    judge_.attach_cached(rec, case, chunk_text, settings.language, k)
                 records[case.id] = rec
                 if writer is not None:
                     writer.write_case(rec, flush=not local)
@@ -300,15 +304,15 @@ def _evaluate(
             ordered = list(records.values())  # finished in test-set order (a local system): nothing to sort
         else:
             ordered = sorted(records.values(), key=lambda r: order[r["id"]])
+        asked_judge = False
         if judge_ is not None and not interrupted:
-            cases_by_id = {c.id: c for c in cases}
-            left = judge_.judge_records(ordered, cases_by_id, chunk_text, settings.language, k, cancel)
-            interrupted = bool(left)
+            asked_judge = bool(judge_.pending)
+            interrupted = bool(judge_.ask_pending(cancel))
         summary = summarize(ordered, k)
         if writer is not None and not interrupted:
-            if judge_ is not None:
+            if asked_judge:
                 writer.close()
-                write_run(out, meta, ordered, summary)  # the verdicts join the streamed lines, atomically
+                write_run(out, meta, ordered, summary)  # the new verdicts join the streamed lines, atomically
             else:
                 writer.write_summary(summary)
     finally:
