@@ -25,6 +25,7 @@ from textual.widgets import Footer, ProgressBar, Static
 
 from ...core.diagnosis import PASSING
 from ...core.errors import InputError
+from ..judge_panel import calibration_summary, grade_current, judge_detail
 from ..triage_state import (
     Sidecar,
     TriageState,
@@ -103,6 +104,8 @@ order, then passes. ✗ fail / ✓ pass; ☑ reviewed; ✎ has a note.
 A relabel (accept, replace, unanswerable, must contain) recomputes the case at
 once from the ranking and answer stored in the run — no system call — moves it
 to its new group and saves the test set (labels recorded).
+With a judge (run --judge): ⚖ judge disagrees lists the cases to settle; g grades
+an answer into <testset>.grades.jsonl (u in the dialog undoes the last grade).
 """
 
     DEFAULT_CSS = """
@@ -128,6 +131,7 @@ to its new group and saves the test set (labels recorded).
         Binding("ctrl+r", "run", "Run…", id="triage.run"),
         Binding("c", "cancel_run", "Cancel run", id="triage.cancel_run"),
         Binding("s", "toggle_summary", "Summary", id="triage.summary"),
+        Binding("g", "grade", "Grade", id="triage.grade"),
         Binding("escape", "back", "Back", id="triage.back"),
     ]
 
@@ -418,6 +422,7 @@ to its new group and saves the test set (labels recorded).
                 note=side.note(cid) if side else "",
                 notes_field=case.notes if case is not None else None,
             )
+            + judge_detail(self, rec)
         )
 
     @on(TriageTable.Highlighted)
@@ -482,7 +487,12 @@ to its new group and saves the test set (labels recorded).
         if state is not self.state or not self.is_mounted or summary is None:
             return
         self._sweep = sweep
-        self.query_one("#triage-summary", Static).update(summary_text(summary, state.k, sweep))
+        self.query_one("#triage-summary", Static).update(
+            summary_text(summary, state.k, sweep) + calibration_summary(self, state.records)
+        )
+
+    def action_grade(self) -> None:
+        grade_current(self)
 
     def action_toggle_summary(self) -> None:
         w = self.query_one("#triage-summary", Static)
