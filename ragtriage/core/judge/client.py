@@ -281,6 +281,8 @@ class Judge:
                 await asyncio.sleep(min(float(wait), MAX_WAIT))
                 attempt += 1
                 continue
+            except Exception as e:  # anything else from the wire: that verdict's error, never a crash
+                return self._error(f"{type(e).__name__}: {e}", spent)
             spent += tokens
             try:
                 sup, cor, reason = parse_verdict(content, a.has_reference)
