@@ -38,6 +38,7 @@ class FakeModel:
     def __init__(self, script: Callable[[dict], Reply], port: int = 0):
         self.script = script
         self.requests: list[dict] = []
+        self.keep = True  # keep each request (tests look at them); a long-running server does not
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -91,7 +92,10 @@ class FakeModel:
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
                 with self._lock:
                     req = {"body": orjson.loads(body), "headers": headers, "n": len(self.requests)}
-                    self.requests.append(req)
+                    if self.keep:
+                        self.requests.append(req)
+                    else:
+                        self.requests.append({"n": req["n"]})
                 reply = self.script(req)
                 if reply.delay:
                     await asyncio.sleep(reply.delay)
@@ -170,19 +174,26 @@ REFERENCE_LABELS = (
 
 
 def main() -> None:
-    """``python -m tests.judgekit PORT [DELAY_MS]``: serve :func:`rule_judge` until Ctrl-C."""
+    """``python -m tests.judgekit PORT [DELAY_MS [fixed]]``: serve :func:`rule_judge` (or one
+    fixed verdict) until Ctrl-C."""
     import sys
     import time
 
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 8080
     delay = float(sys.argv[2]) / 1000 if len(sys.argv) > 2 else 0.0
 
+    fixed = len(sys.argv) > 3 and sys.argv[3] == "fixed"  # benchmarks: the client's cost, not the rule's
+    constant = verdict(True, True, "bien").content
+
     def script(req: dict) -> Reply:
+        if fixed:
+            return Reply(constant, delay=delay)
         r = rule_judge(req)
         r.delay = delay
         return r
 
     m = FakeModel(script, port=port)
+    m.keep = False
     with m:
         print(f"stand-in judge on {m.base}", flush=True)
         try:

@@ -178,7 +178,14 @@ def _same_testset(named: object, doc: Any) -> bool:
 
 
 def _resumed(
-    out: Any, doc: Any, meta: dict[str, Any], k: int, cases: list[Any], ctx: Context, warnings: list[Problem]
+    out: Any,
+    doc: Any,
+    meta: dict[str, Any],
+    k: int,
+    cases: list[Any],
+    ctx: Context,
+    warnings: list[Problem],
+    judge_: Any = None,
 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
     """The cases ``out`` already holds (rescored against the test set as it is now), kept
     by a resumed run; a run of other options or of another test set is refused."""
@@ -218,7 +225,11 @@ def _resumed(
     for rec in prev.cases:
         if rec.get("reason") == "error" or rec["id"] not in order:
             continue
-        keep.append(rescore(rec, cases[order[rec["id"]]], k, ctx.chunk_text, doc.settings))
+        case = cases[order[rec["id"]]]
+        new = rescore(rec, case, k, ctx.chunk_text, doc.settings)
+        if judge_ is not None:
+            judge_.attach_cached(new, case, ctx.chunk_text, doc.settings.language, k)
+        keep.append(new)
     return keep, {r["id"]: r for r in keep}
 
 
@@ -331,7 +342,7 @@ def _evaluate(
     records: dict[str, dict] = {}
     keep: list[dict] | None = None
     if resume and Path(out).exists():
-        keep, records = _resumed(out, doc, meta, k, cases, ctx, warnings)
+        keep, records = _resumed(out, doc, meta, k, cases, ctx, warnings, judge_)
     todo = [c for c in cases if c.id not in records]
     if hasattr(sys_, "prepare"):
         sys_.prepare()
@@ -345,6 +356,8 @@ def _evaluate(
 
             def on_done(case, res):
                 rec = make_record(case, res, k, chunk_text, settings)
+                if judge_ is not None:  # a cached verdict is written with the case; others are asked after
+                    judge_.attach_cached(rec, case, chunk_text, settings.language, k)
                 records[case.id] = rec
                 if writer is not None:
                     writer.write_case(rec, flush=not local)
@@ -369,17 +382,17 @@ def _evaluate(
         if cancel is not None and cancel.is_set() and len(records) < len(cases):
             interrupted = True
         ordered = _in_order(records, cases)
+        asked_judge = False
         if judge_ is not None and not interrupted:
-            cases_by_id = {c.id: c for c in cases}
-            left = judge_.judge_records(ordered, cases_by_id, chunk_text, settings.language, k, cancel)
-            interrupted = bool(left)
+            asked_judge = bool(judge_.pending)
+            interrupted = bool(judge_.ask_pending(cancel))
         summary = summarize(ordered, k)
         if writer is not None and not interrupted:
-            if judge_ is not None:
+            if asked_judge:
                 writer.close()
                 write_run(
                     writer.path, meta, ordered, summary
-                )  # the verdicts join the streamed lines, atomically
+                )  # the new verdicts join the streamed lines, atomically
             else:
                 writer.write_summary(summary)
     finally:

@@ -45,11 +45,25 @@ def verdict_text(reason: str | None) -> str:
     return "✓ pass" if reason in PASSING else "✗ fail"
 
 
+JUDGE_DISAGREES = "judge disagrees"  # judge.md: the judge contradicts the deterministic result
+
+
+def group_of(record: dict) -> str:
+    """The group a case is listed under: its reason, or "judge disagrees" for a person to settle."""
+    if "judge" in record:
+        from ..core.judge import disagreements
+
+        if disagreements(record):
+            return JUDGE_DISAGREES
+    return record.get("reason") or ""
+
+
 def group_order(reasons: Iterable[str]) -> list[str]:
     """The reasons present, failures first in diagnosis order, then passes; unknown last."""
     present = set(reasons)
-    out = [r for r in TRIAGE_ORDER if r in present]
-    out += sorted(r for r in present if r not in TRIAGE_ORDER)
+    out = [JUDGE_DISAGREES] if JUDGE_DISAGREES in present else []
+    out += [r for r in TRIAGE_ORDER if r in present]
+    out += sorted(r for r in present if r not in TRIAGE_ORDER and r != JUDGE_DISAGREES)
     return out
 
 
@@ -257,7 +271,7 @@ class TriageState:
         i = len(self.records)
         self.records.append(record)
         self.pos[record["id"]] = i
-        self.groups.setdefault(record.get("reason") or "", []).append(i)
+        self.groups.setdefault(group_of(record), []).append(i)
         return i
 
     def __len__(self) -> int:
@@ -329,10 +343,10 @@ class TriageState:
             self._order = None
 
     def replace(self, record: dict) -> tuple[str, str]:
-        """Put a recomputed record in place; returns (old reason, new reason)."""
+        """Put a recomputed record in place; returns (old group, new group) (:func:`group_of`)."""
         i = self.pos[record["id"]]
-        old = self.records[i].get("reason") or ""
-        new = record.get("reason") or ""
+        old = group_of(self.records[i])
+        new = group_of(record)
         self.records[i] = record
         regroup = False
         if old != new:
@@ -348,8 +362,7 @@ class TriageState:
         if record["id"] in self.pos:
             self.replace(record)
             return
-        reason = record.get("reason") or ""
-        new_group = not self.groups.get(reason)
+        new_group = not self.groups.get(group_of(record))
         self._append(record)
         self._changed(new_group)
 

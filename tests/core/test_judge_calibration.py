@@ -164,3 +164,22 @@ def test_bar_refused_below_kappa_or_grades_allowed_above():
 def test_thresholds_from_gates_then_defaults():
     assert thresholds({}) == (0.6, 30)
     assert thresholds({"judge_kappa": 0.8, "judge_min_grades": 10}) == (0.8, 10)
+
+
+def test_undo_takes_back_only_the_last_own_line(tmp_path):
+    from ragtriage.core.judge.grades import undo_append
+
+    path = tmp_path / "t.grades.jsonl"
+    g1 = make_grade(_rec("a", "uno"), True, None, by="x", when="2026-01-01T00:00:00Z")
+    g2 = make_grade(_rec("a", "uno"), False, None, by="x", when="2026-01-02T00:00:00Z")
+    append_grade(path, g1)
+    before = path.read_bytes()
+    append_grade(path, g2)
+    assert undo_append(path, g2) is True
+    assert path.read_bytes() == before
+    assert undo_append(path, g2) is False  # already taken back: nothing changes
+    append_grade(path, g2)
+    append_grade(path, make_grade(_rec("b", "dos"), True, None, by="y", when="2026-01-03T00:00:00Z"))
+    size = path.stat().st_size
+    assert undo_append(path, g2) is False  # someone graded since: g2 stays, history is not rewritten
+    assert path.stat().st_size == size

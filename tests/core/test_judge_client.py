@@ -250,3 +250,14 @@ def test_dry_run_estimate_counts_only_uncached(tmp_path):
         _run(j, _records())
         j2 = _judge(m, tmp_path)
         assert j2.estimate(j2.plan(_records(), CASES, TEXTS.get, "es", 1)) == (0, 0)
+
+
+def test_a_400_is_not_retried_and_an_odd_body_is_an_error(tmp_path):
+    with FakeModel(lambda req: Reply(status=400, raw=b'{"error": "bad model"}')) as m:
+        rec = _records()[0]
+        _run(_judge(m, tmp_path), [rec])
+        assert len(m.requests) == 1 and "HTTP 400" in rec["judge"]["error"]
+    with FakeModel(lambda req: Reply(raw=b'{"choices": "none"}')) as m:
+        rec = _records()[0]
+        _run(_judge(m, tmp_path / "b", retries=1), [rec])
+        assert len(m.requests) == 2 and "without choices[0].message" in rec["judge"]["error"]

@@ -32,6 +32,18 @@ def default_cache_path() -> Path:
     return Path(xdg) / "ragtriage" / "judge.jsonl"
 
 
+def text_digest(text: str, memo: dict[str, str] | None = None) -> str:
+    """32 hex digits of one chunk text; ``memo`` spares re-hashing a chunk many cases share."""
+    if memo is not None:
+        d = memo.get(text)
+        if d is not None:
+            return d
+    d = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    if memo is not None:
+        memo[text] = d
+    return d
+
+
 def cache_key(
     model: str,
     prompt: str,
@@ -39,20 +51,24 @@ def cache_key(
     answer: str,
     chunk_texts: Sequence[str],
     reference: tuple[str, str] | None,
+    memo: dict[str, str] | None = None,
 ) -> str:
-    """32 hex digits naming one verdict's inputs (``prompt``: version and language)."""
-    h = hashlib.blake2b(digest_size=16)
-    for part in (model, prompt, question, answer, *chunk_texts):
-        b = part.encode("utf-8", "surrogatepass")
-        h.update(len(b).to_bytes(8, "little"))  # length-prefixed: no two inputs hash alike by shifting
-        h.update(b)
-    h.update(b"\x01" if reference else b"\x00")
-    if reference is not None:
-        for part in reference:
-            b = part.encode("utf-8", "surrogatepass")
-            h.update(len(b).to_bytes(8, "little"))
-            h.update(b)
-    return h.hexdigest()
+    """32 hex digits naming one verdict's inputs (``prompt``: version and language).
+
+    Chunk texts enter by their digest (:func:`text_digest`, memoised across cases,
+    32 characters each); every other part behind a header of its length, so no
+    two different inputs give the same bytes by moving text between parts."""
+    digests = "".join([text_digest(t, memo) for t in chunk_texts])
+    if reference is None:
+        ref = "-"
+    else:
+        kind, text = reference
+        ref = f"{len(kind)},{len(text)}|{kind}{text}"
+    data = (
+        f"{len(model)},{len(prompt)},{len(question)},{len(answer)},{len(chunk_texts)}|"
+        f"{model}{prompt}{question}{answer}{digests}{ref}"
+    )
+    return hashlib.blake2b(data.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 class JudgeCache:

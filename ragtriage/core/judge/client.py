@@ -35,14 +35,26 @@ ANSWER_TOKENS = 40  # about what a verdict with a one-sentence reason costs
 ANSWER_GUESS = 30  # tokens of an answer not yet given, for --dry-run
 
 
-@dataclass
+@dataclass(slots=True)
 class Ask:
     """One case to judge: where its verdict goes and what to send."""
 
     record: dict
     key: str
-    messages: list[dict[str, str]]
-    has_reference: bool
+    language: str
+    question: str
+    answer: str
+    sources: list[tuple[str, str]]
+    reference: tuple[str, str] | None
+
+    @property
+    def has_reference(self) -> bool:
+        return self.reference is not None
+
+    @property
+    def messages(self) -> list[dict[str, str]]:
+        """Built only for the cases that are asked (a cached re-run builds none)."""
+        return build_messages(self.language, self.question, self.answer, self.sources, self.reference)
 
 
 def parse_spec(spec: str, where: str = "--judge") -> tuple[str, str]:
@@ -116,6 +128,8 @@ class Judge:
         path = default_cache_path() if cache_path == "default" else cache_path
         self._cache_path = Path(path) if path is not None else None
         self._cache: JudgeCache | None = None
+        self.pending: list[Ask] = []  # cases with no cached verdict, for ask_pending
+        self._memo: dict[str, str] = {}  # chunk text -> digest, for the cache keys
         self.calls = 0  # HTTP calls made, retries included
         self.tokens = 0
 
@@ -127,6 +141,36 @@ class Judge:
 
     # ------------------------------------------------------------ what to ask
 
+    def _ask_for(
+        self,
+        rec: dict,
+        case: Any,
+        chunk_text: Callable[[str], str | None],
+        lang: str,
+        k: int,
+        memo: dict[str, str],
+    ) -> Ask | None:
+        """What to ask about ``rec`` (None: the judge does not look at it)."""
+        answer = rec.get("answer")
+        if type(answer) is not str or rec.get("abstained") or rec.get("error") or not answer.strip():
+            return None
+        ids = rec.get("prompt_ids")
+        if ids is None:
+            ids = (rec.get("ranking") or [])[:k]
+        sources = []
+        texts = []
+        for cid in ids:
+            t = chunk_text(cid)
+            if t is not None:
+                sources.append((cid, t))
+                texts.append(t)
+        ref = reference_text(getattr(case, "answer", None), getattr(case, "must_contain", ()) or ())
+        question = rec.get("question") or getattr(case, "question", "")
+        if type(question) is not str:
+            question = str(question)
+        key = cache_key(self.model, f"{PROMPT_VERSION}/{lang}", question, answer, texts, ref, memo)
+        return Ask(rec, key, lang, question, answer, sources, ref)
+
     def plan(
         self,
         records: Sequence[dict],
@@ -137,22 +181,13 @@ class Judge:
     ) -> list[Ask]:
         """An :class:`Ask` for every record the judge looks at, in order."""
         lang = prompt_language(language)
-        prompt = f"{PROMPT_VERSION}/{lang}"
+        get_case = cases.get
+        memo = self._memo
         out = []
         for rec in records:
-            if not judged(rec):
-                continue
-            case = cases.get(rec["id"])
-            ids = rec.get("prompt_ids")
-            if ids is None:
-                ids = (rec.get("ranking") or [])[:k]
-            sources = [(cid, t) for cid, t in ((c, chunk_text(c)) for c in ids) if t is not None]
-            ref = reference_text(getattr(case, "answer", None), getattr(case, "must_contain", ()) or ())
-            question = str(rec.get("question") or getattr(case, "question", ""))
-            answer = str(rec["answer"])
-            key = cache_key(self.model, prompt, question, answer, [t for _, t in sources], ref)
-            messages = build_messages(lang, question, answer, sources, ref)
-            out.append(Ask(rec, key, messages, ref is not None))
+            a = self._ask_for(rec, get_case(rec["id"]), chunk_text, lang, k, memo)
+            if a is not None:
+                out.append(a)
         return out
 
     def estimate(self, asks: Sequence[Ask]) -> tuple[int, int]:
@@ -161,6 +196,29 @@ class Judge:
         return len(todo), sum(_approx(a.messages) + ANSWER_TOKENS for a in todo)
 
     # ------------------------------------------------------------ asking
+
+    def attach_cached(
+        self, rec: dict, case: Any, chunk_text: Callable[[str], str | None], language: str | None, k: int
+    ) -> None:
+        """Give ``rec`` its cached verdict now (before it is written), or queue it for
+        :meth:`ask_pending`. A re-run of unchanged cases thus writes its run file once."""
+        a = self._ask_for(rec, case, chunk_text, prompt_language(language), k, self._memo)
+        if a is None:
+            return
+        hit = self.cache.get(a.key)
+        if hit is None:
+            rec.pop("judge", None)
+            self.pending.append(a)
+        else:
+            rec["judge"] = {"supported": hit[0], "correct": hit[1], "reason": hit[2], "cached": True}
+
+    def ask_pending(self, cancel: threading.Event | None = None) -> int:
+        """Ask the queued cases; returns how many were left without a verdict (cancelled)."""
+        todo, self.pending = self.pending, []
+        if todo:
+            asyncio.run(self._ask_all(todo, cancel))
+        self.cache.close()
+        return sum(1 for a in todo if "judge" not in a.record)
 
     def judge_records(
         self,
@@ -173,20 +231,10 @@ class Judge:
     ) -> int:
         """Add ``judge`` to every judged record (cached verdicts first, then calls);
         returns how many records were left without a verdict (cancelled)."""
-        asks = self.plan(records, cases, chunk_text, language, k)
-        cache = self.cache
-        todo = []
-        for a in asks:
-            hit = cache.get(a.key)
-            if hit is None:
-                a.record.pop("judge", None)
-                todo.append(a)
-            else:
-                a.record["judge"] = {"supported": hit[0], "correct": hit[1], "reason": hit[2], "cached": True}
-        if todo:
-            asyncio.run(self._ask_all(todo, cancel))
-        cache.close()
-        return sum(1 for a in todo if "judge" not in a.record)
+        get_case = cases.get
+        for rec in records:
+            self.attach_cached(rec, get_case(rec["id"]), chunk_text, language, k)
+        return self.ask_pending(cancel)
 
     async def _ask_all(self, asks: list[Ask], cancel: threading.Event | None) -> None:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
@@ -233,6 +281,8 @@ class Judge:
                 await asyncio.sleep(min(float(wait), MAX_WAIT))
                 attempt += 1
                 continue
+            except Exception as e:  # anything else from the wire: that verdict's error, never a crash
+                return self._error(f"{type(e).__name__}: {e}", spent)
             spent += tokens
             try:
                 sup, cor, reason = parse_verdict(content, a.has_reference)

@@ -181,3 +181,24 @@ def grade_for(record: Mapping[str, Any], table: Mapping[tuple[str, str], Grade])
     if not isinstance(answer, str):
         return None
     return table.get((record["id"], answer_sha(answer)))
+
+
+def undo_append(path: str | os.PathLike[str], grade: Grade) -> bool:
+    """Take back ``grade`` if it is still the file's last line (nothing appended since):
+    the file returns to the bytes it had before. False, and nothing changed, otherwise."""
+    p = Path(path)
+    line = orjson.dumps(grade.to_json(), option=orjson.OPT_APPEND_NEWLINE)
+    try:
+        with open(p, "r+b") as f:
+            size = f.seek(0, os.SEEK_END)
+            if size < len(line):
+                return False
+            f.seek(size - len(line))
+            if f.read(len(line)) != line:
+                return False
+            f.truncate(size - len(line))
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError:
+        return False
+    return True

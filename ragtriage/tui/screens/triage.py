@@ -30,6 +30,7 @@ from textual.widgets import Footer, ProgressBar, Static
 from ...core.diagnosis import PASSING
 from ...core.errors import InputError, TestSetError
 from ..base import AppScreen
+from ..judge_panel import grade_current, judge_detail
 from ..messages import DocumentChanged, RunFinished, RunProgress
 from ..triage_run import RunController, Shown
 from ..triage_state import (
@@ -67,6 +68,8 @@ order, then passes. ✗ fail / ✓ pass; ☑ reviewed; ✎ has a note.
 A relabel (accept, replace, unanswerable, must contain) recomputes the case at
 once from the ranking and answer stored in the run — no system call — moves it
 to its new group and saves the test set (labels recorded).
+With a judge (run --judge): ⚖ judge disagrees lists the cases to settle; g grades
+an answer into <testset>.grades.jsonl (u in the dialog undoes the last grade).
 """
 
     DEFAULT_CSS = """
@@ -92,6 +95,7 @@ to its new group and saves the test set (labels recorded).
         Binding("ctrl+r", "run", "Run…", id="triage.run"),
         Binding("c", "cancel_run", "Cancel run", id="triage.cancel_run"),
         Binding("s", "toggle_summary", "Summary", id="triage.summary"),
+        Binding("g", "grade", "Grade", id="triage.grade"),
         Binding("escape", "back", "Back", id="triage.back"),
     ]
 
@@ -362,6 +366,7 @@ to its new group and saves the test set (labels recorded).
                 note=side.note(cid) if side else "",
                 notes_field=case.notes if case is not None else None,
             )
+            + judge_detail(self, rec)
         )
 
     @on(TriageTable.Highlighted)
@@ -378,6 +383,9 @@ to its new group and saves the test set (labels recorded).
             app.doc if app.loaded else None, app.corpus, self.meta.get("system"), len(self.state)
         )
         self.query_one(TriageSummary).request(self.state, self._summary, answers)
+
+    def action_grade(self) -> None:
+        grade_current(self)
 
     def action_toggle_summary(self) -> None:
         w = self.query_one(TriageSummary)

@@ -156,4 +156,9 @@ class TriageSummary(Static):
         if event.state is not self.state or event.summary is None:
             return
         self.sweep = event.sweep
-        self.update(summary_text(event.summary, event.state.k, event.sweep))
+        from ..judge_panel import calibration_summary
+
+        self.update(
+            summary_text(event.summary, event.state.k, event.sweep)
+            + calibration_summary(self.screen, event.state.records)
+        )

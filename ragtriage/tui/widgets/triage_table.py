@@ -15,7 +15,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...core.diagnosis import PASSING
-from ..triage_state import TriageState, verdict_text
+from ..triage_state import JUDGE_DISAGREES, TriageState, verdict_text
 
 
 class TriageTable(ScrollView, can_focus=True):
@@ -28,7 +28,7 @@ class TriageTable(ScrollView, can_focus=True):
         Binding("shift+tab", "previous_group", "Previous group", show=False, id="triage.previous_group"),
         Binding("pagedown", "page_down", "Page down", show=False, id="triage.page_down"),
         Binding("pageup", "page_up", "Page up", show=False, id="triage.page_up"),
-        Binding("g,home", "first", "First", show=False, id="triage.first"),
+        Binding("home", "first", "First", show=False, id="triage.first"),  # g grades (judge.md)
         Binding("G,end", "last", "Last", show=False, id="triage.last"),
     ]
 
@@ -133,7 +133,9 @@ class TriageTable(ScrollView, can_focus=True):
             style = base + self.get_component_rich_style("triage-table--group")
             n = len(self.state.groups.get(reason, ()))
             title = f"{'✓' if reason in PASSING else '✗'} {reason or '(no reason)'}  {n}"
-            if reason in PASSING:
+            if reason == JUDGE_DISAGREES:
+                title = f"⚖ {reason}  {n}  to settle"
+            elif reason in PASSING:
                 title += "  pass"
             else:
                 title += "  fail"
@@ -141,6 +143,7 @@ class TriageTable(ScrollView, can_focus=True):
         rec = self.state.records[i]
         cursor = at == self.cursor
         style = base + self.get_component_rich_style("triage-table--cursor") if cursor else base
+        reason = rec.get("reason") or ""  # the case's own verdict, also in the "judge disagrees" group
         verdict = verdict_text(reason)
         marks = self.marks(rec["id"]) if self.marks else ""
         head = f"  {verdict}  "
