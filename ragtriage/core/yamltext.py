@@ -86,6 +86,25 @@ def compose(text: str):
     return yaml.compose(text, Loader=_FastLoader)
 
 
+_ANCHOR_HINT = re.compile(r"(?:^|[\s\[{,])[&*]", re.M)
+
+
+def first_anchor(text: str) -> tuple[int, str] | None:
+    """(0-based line, ``&name`` or ``*name``) of the first anchor or alias in ``text``, or None.
+
+    A test set is plain data: an alias makes two places one value, which an edit of
+    one of them cannot keep (and a file that says ``*name`` without its ``&name``
+    does not parse). Scans tokens only when the text could hold one."""
+    if _ANCHOR_HINT.search(text) is None:
+        return None
+    for tok in yaml.scan(text, Loader=_Loader):
+        if isinstance(tok, yaml.AnchorToken):
+            return tok.start_mark.line, "&" + tok.value
+        if isinstance(tok, yaml.AliasToken):
+            return tok.start_mark.line, "*" + tok.value
+    return None
+
+
 def may_have_tags(text: str) -> bool:
     """False when the text cannot hold an explicit tag (a cheap test before walking every node)."""
     return _TAG_HINT.search(text) is not None

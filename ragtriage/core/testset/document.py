@@ -117,13 +117,8 @@ class TestSetDocument:
             raise _size_problem(name, st.st_size)
         raw = path.read_bytes()
         digest = _digest(raw)
-        cached = _cache.read_cache(digest) if use_cache else None
-        if cached is not None:
-            doc = cls(path, "", bom=cached.bom, crlf=cached.crlf)
-            doc._take(cached.regions, cached.cases, cached.labels, cached.raw_settings, cached.settings)
-            doc._list_style = cached.list_style
-            doc._orig_text = doc._join()
-        else:
+        doc = cls._from_cache(path, digest, raw) if use_cache else None
+        if doc is None:
             text, bom, crlf = decode(name, raw)
             doc = cls(path, text, bom=bom, crlf=crlf)
             doc._parse(text)
@@ -135,6 +130,20 @@ class TestSetDocument:
                     _cache.PENDING.add(doc)
         doc._stat = (st.st_mtime_ns, st.st_size)
         doc._loaded_hash = digest
+        return doc
+
+    @classmethod
+    def _from_cache(cls, path: Path, digest: str, raw: bytes) -> TestSetDocument | None:
+        """The document from the reopen cache, only if its text is exactly the bytes on disk."""
+        cached = _cache.read_cache(digest)
+        if cached is None:
+            return None
+        doc = cls(path, "", bom=cached.bom, crlf=cached.crlf)
+        doc._take(cached.regions, cached.cases, cached.labels, cached.raw_settings, cached.settings)
+        doc._list_style = cached.list_style
+        doc._orig_text = doc._join()
+        if doc._encode(doc._orig_text) != raw:  # a stale, foreign or forged entry: read the file
+            return None
         return doc
 
     @classmethod

@@ -200,6 +200,7 @@ class Reader:
         was = gc.isenabled()
         gc.disable()
         try:
+            self._refuse_anchors(text)
             try:
                 root = yt.compose(text)
             except yt.MarkedYAMLError as e:
@@ -211,6 +212,23 @@ class Reader:
             if was:
                 gc.enable()
         return self
+
+    def _refuse_anchors(self, text: str) -> None:
+        try:
+            hit = yt.first_anchor(text)
+        except yt.YAMLError:
+            return  # not valid YAML: composing says where
+        if hit is not None:
+            line, what = hit
+            kind = "an anchor" if what.startswith("&") else "an alias"
+            raise TestSetError(
+                Problem(
+                    self.name,
+                    line + 1,
+                    f"{kind} (`{what}`): YAML anchors and aliases are not supported in a test set "
+                    "(write the value out in full)",
+                )
+            )
 
     # -- building the model from nodes
 
