@@ -186,9 +186,32 @@ def plain_ok(s: str, flow: bool = False) -> bool:
     return not _AMBIGUOUS.match(s)
 
 
+# Characters JSON leaves raw that YAML may not carry raw in a quoted scalar: outside
+# YAML's printable set (U+007F-U+009F but U+0085, U+FFFE, U+FFFF), read as a line
+# break by YAML 1.1 readers (U+0085, U+2028, U+2029), or a BOM inside the text.
+_ESCAPE = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = ord(m.group(0))
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
 def double_quoted(s: str) -> str:
     # JSON string escapes are valid YAML double-quoted escapes
-    return json.dumps(s, ensure_ascii=False)
+    return _ESCAPE.sub(_escape, json.dumps(s, ensure_ascii=False))
+
+
+def lone_surrogate(value: object) -> str | None:
+    """``U+D800``-style name of the first lone surrogate in ``value`` (text or a list of
+    text), or None. A UTF-8 file cannot hold one, so such a value cannot be written."""
+    for s in (value,) if isinstance(value, str) else value if isinstance(value, (list, tuple)) else ():
+        if isinstance(s, str):
+            m = _SURROGATE.search(s)
+            if m:
+                return f"U+{ord(m.group(0)):04X}"
+    return None
 
 
 def single_quoted(s: str) -> str | None:

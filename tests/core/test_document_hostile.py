@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from ragtriage.core.errors import TestSetError
+from ragtriage.core.schema import Case
 from ragtriage.core.testset import TestSetDocument, cache_dir
 
 HEAD = "version: 1\ncases:\n"
@@ -96,3 +97,146 @@ def test_after_a_save_a_reopen_reads_what_the_file_says(tmp_path):
     fresh = TestSetDocument.load(p, use_cache=False)
     assert again.text == fresh.text == p.read_text(encoding="utf-8")
     assert again.cases == fresh.cases
+
+
+# ---------------------------------------------------------------- 2. edits that used to crash
+
+
+def three_readers(text: str) -> list:
+    """The file as pure-Python PyYAML, libyaml and ruamel read it (all must agree)."""
+    from ruamel.yaml import YAML
+
+    got = [yaml.load(text, Loader=yaml.SafeLoader)]
+    if hasattr(yaml, "CSafeLoader"):
+        got.append(yaml.load(text, Loader=yaml.CSafeLoader))
+    got.append(YAML(typ="safe", pure=True).load(text))
+    return got
+
+
+def saved_and_reread(doc: TestSetDocument) -> TestSetDocument:
+    doc.save(record_labels=False)
+    text = doc.path.read_text(encoding="utf-8")
+    for data in three_readers(text):
+        assert isinstance(data, dict) and isinstance(data["cases"], list), text
+    return TestSetDocument.load(doc.path, use_cache=False)
+
+
+FLOW = HEAD + "  - {id: a, question: uno, notes: n}   # flow\n  - id: b\n    question: dos\n"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"question": "¿tres?"},
+        {"question": "línea 1\nlínea 2"},
+        {"tags": ("x", "y")},
+        {"notes": None},
+        {"id": "a2"},
+        {"expected": ("c1",), "answer": "sí"},
+    ],
+)
+def test_edits_to_a_flow_mapping_case_work(tmp_path, change):
+    p = tmp_path / "t.yaml"
+    p.write_text(FLOW, encoding="utf-8")
+    doc = TestSetDocument.load(p)
+    want = {**doc.case("a").model_dump(), **change}
+    want = {k: (v if v is not None else Case.model_fields[k].default) for k, v in want.items()}
+    doc.update_case("a", **change)
+    back = saved_and_reread(doc)
+    assert back.cases[0].model_dump() == want
+    text = p.read_text(encoding="utf-8")
+    assert text.endswith("  - id: b\n    question: dos\n")  # the next case untouched
+    assert "# flow" in text  # the comment is kept
+
+
+def test_flow_mapping_case_can_be_removed_and_duplicated(tmp_path):
+    p = tmp_path / "t.yaml"
+    p.write_text(FLOW, encoding="utf-8")
+    doc = TestSetDocument.load(p)
+    doc.duplicate_case("a", "a-copia")
+    back = saved_and_reread(doc)
+    assert [c.id for c in back.cases] == ["a", "a-copia", "b"]
+    back.remove_case("a")
+    again = saved_and_reread(back)
+    assert [c.id for c in again.cases] == ["a-copia", "b"]
+
+
+@pytest.mark.parametrize("style", ["x", "'x'", '"x"'])
+def test_a_value_with_a_trailing_comment_can_become_multi_line(tmp_path, style):
+    p = tmp_path / "t.yaml"
+    p.write_text(HEAD + f"  - id: a\n    question: q\n    notes: {style}   # por qué\n    tags: [t]\n")
+    doc = TestSetDocument.load(p)
+    doc.update_case("a", notes="primera\nsegunda\n\ncuarta")
+    back = saved_and_reread(doc)
+    assert back.case("a").notes == "primera\nsegunda\n\ncuarta"
+    assert back.case("a").tags == ("t",)
+    assert "# por qué" in p.read_text(encoding="utf-8")
+
+
+ODD = [
+    "\x85",
+    "\x7f",
+    "\x80",
+    "\x9f",
+    "\x81\x8d",
+    "\ufffe",
+    "\uffff",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\x1b[31m",
+]
+
+
+@pytest.mark.parametrize("ch", ODD, ids=[f"U+{ord(c[0]):04X}" for c in ODD])
+def test_values_with_odd_characters_are_written_so_every_reader_reads_them(tmp_path, ch):
+    p = tmp_path / "t.yaml"
+    p.write_text(HEAD + "  - id: a\n    question: q\n    notes: n\n", encoding="utf-8")
+    doc = TestSetDocument.load(p)
+    value = f"precio{ch}final"
+    doc.update_case("a", question=value, notes=value + "\nsegunda", tags=(value, "b"))
+    doc.add_case(id="nuevo", question=value, must_contain=(value,))
+    doc.set_label("c1", {"sha": "s", "text": value + "\n" + value, "doc": value})
+    back = saved_and_reread(doc)
+    assert back.case("a").question == value
+    assert back.case("a").notes == value + "\nsegunda"
+    assert back.case("a").tags == (value, "b")
+    assert back.case("nuevo").must_contain == (value,)
+    assert back.labels["c1"].text == value + "\n" + value
+    for data in three_readers(p.read_text(encoding="utf-8")):
+        assert data["cases"][0]["question"] == value
+        assert data["labels"]["c1"]["text"] == value + "\n" + value
+
+
+@pytest.mark.parametrize("bad", ["\ud800", "a\udfffb"])
+def test_a_lone_surrogate_is_refused_clearly_and_changes_nothing(tmp_path, bad):
+    p = tmp_path / "t.yaml"
+    p.write_text(HEAD + "  - id: a\n    question: q\n", encoding="utf-8")
+    doc = TestSetDocument.load(p)
+    before = doc.text
+    with pytest.raises(TestSetError, match="surrogate"):
+        doc.update_case("a", question=bad)
+    with pytest.raises(TestSetError, match="surrogate"):
+        doc.add_case(id="b", question="q", tags=(bad,))
+    with pytest.raises(TestSetError, match="surrogate"):
+        doc.set_label("c1", {"sha": "s", "text": bad})
+    assert doc.validate_case("a", notes=bad)
+    assert doc.text == before and not doc.dirty
+
+
+def test_a_chunk_text_with_a_lone_surrogate_is_not_silently_left_unrecorded(tmp_path):
+    from ragtriage.core.corpus import Chunk
+
+    p = tmp_path / "t.yaml"
+    p.write_text(HEAD + "  - id: a\n    question: q\n", encoding="utf-8")
+    doc = TestSetDocument.load(p)
+    doc.update_case("a", expected=("c1", "c2"))
+    corpus = {"c1": Chunk("c1", "bien"), "c2": Chunk("c2", "mal\ud800")}
+    with pytest.raises(TestSetError, match="c2.*surrogate"):
+        doc.save(corpus=corpus)
+    assert "c2" not in TestSetDocument.load(p, use_cache=False).labels  # nothing half-written
+    corpus["c2"] = Chunk("c2", "bien también\x85")
+    assert doc.save(corpus=corpus)
+    back = TestSetDocument.load(p, use_cache=False)
+    assert back.labels["c2"].text == "bien también\x85"
+    assert back.labels["c1"].text == "bien"

@@ -92,6 +92,17 @@ def decode(name: str, raw: bytes) -> tuple[str, bool, bool]:
     return text, bom, crlf
 
 
+def size_problem(name: str, size: int, limit: int) -> TestSetError:
+    return TestSetError(
+        Problem(
+            name,
+            None,
+            f"file is {size / 1e6:.0f} MB; test sets are limited to {limit // (1024 * 1024)} MiB "
+            "(about 200,000 cases; raise RAGTRIAGE_MAX_TESTSET_MB if you really mean it)",
+        )
+    )
+
+
 def yaml_problem(name: str, e: Any, text: str) -> Problem:
     """A libyaml error as a located problem."""
     mark = e.problem_mark or e.context_mark
