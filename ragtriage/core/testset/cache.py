@@ -24,7 +24,7 @@ from .regions import Coll, Item, Region
 if TYPE_CHECKING:
     from .document import TestSetDocument
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4  # 4: anchors and aliases refused; entries checked against the file's text
 PENDING: weakref.WeakSet[TestSetDocument] = weakref.WeakSet()
 
 

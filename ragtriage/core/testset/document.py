@@ -39,9 +39,9 @@ from . import cache as _cache
 from . import history as _history
 from . import labels as _labels
 from . import regions as _regions
-from .reader import LIST_FIELDS, Reader, decode, error_message, suggest
+from .reader import LIST_FIELDS, Reader, decode, error_message, size_problem, suggest
 from .regions import Coll, Item, Region
-from .render import check_entry, edit_entry, render_case, render_label
+from .render import UnwritableText, check_entry, edit_entry, render_case, render_label, surrogate_problems
 
 # re-exported for the old path ragtriage.core.document (the same module; see core/document.py)
 __all__ = ["BIG", "CACHE_FORMAT", "MAX_BYTES", "TestSetDocument", "cache_dir", "yt"]
@@ -56,17 +56,6 @@ SETTABLE = ("corpus", "language", "k")  # the settings :meth:`TestSetDocument.up
 
 def _digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
-def _size_problem(name: str, size: int) -> TestSetError:
-    return TestSetError(
-        Problem(
-            name,
-            None,
-            f"file is {size / 1e6:.0f} MB; test sets are limited to {MAX_BYTES // (1024 * 1024)} MiB "
-            "(about 200,000 cases; raise RAGTRIAGE_MAX_TESTSET_MB if you really mean it)",
-        )
-    )
 
 
 class TestSetDocument:
@@ -114,16 +103,11 @@ class TestSetDocument:
         if not path.is_file():
             raise TestSetError(Problem(name, None, "is not a file"))
         if st.st_size > MAX_BYTES:
-            raise _size_problem(name, st.st_size)
+            raise size_problem(name, st.st_size, MAX_BYTES)
         raw = path.read_bytes()
         digest = _digest(raw)
-        cached = _cache.read_cache(digest) if use_cache else None
-        if cached is not None:
-            doc = cls(path, "", bom=cached.bom, crlf=cached.crlf)
-            doc._take(cached.regions, cached.cases, cached.labels, cached.raw_settings, cached.settings)
-            doc._list_style = cached.list_style
-            doc._orig_text = doc._join()
-        else:
+        doc = cls._from_cache(path, digest, raw) if use_cache else None
+        if doc is None:
             text, bom, crlf = decode(name, raw)
             doc = cls(path, text, bom=bom, crlf=crlf)
             doc._parse(text)
@@ -135,6 +119,20 @@ class TestSetDocument:
                     _cache.PENDING.add(doc)
         doc._stat = (st.st_mtime_ns, st.st_size)
         doc._loaded_hash = digest
+        return doc
+
+    @classmethod
+    def _from_cache(cls, path: Path, digest: str, raw: bytes) -> TestSetDocument | None:
+        """The document from the reopen cache, only if its text is exactly the bytes on disk."""
+        cached = _cache.read_cache(digest)
+        if cached is None:
+            return None
+        doc = cls(path, "", bom=cached.bom, crlf=cached.crlf)
+        doc._take(cached.regions, cached.cases, cached.labels, cached.raw_settings, cached.settings)
+        doc._list_style = cached.list_style
+        doc._orig_text = doc._join()
+        if doc._encode(doc._orig_text) != raw:  # a stale, foreign or forged entry: read the file
+            return None
         return doc
 
     @classmethod
@@ -295,6 +293,9 @@ class TestSetDocument:
         for key in values:
             if key not in SETTABLE:
                 raise self._problem(f"cannot set {key!r} here (one of: {', '.join(SETTABLE)})", field=key)
+        bad = surrogate_problems(str(self.path), values.items())
+        if bad:
+            raise UnwritableText(bad)
         raw = dict(self._raw_settings)
         raw.update({k: v for k, v in values.items() if v is not None})
         for k, v in values.items():
@@ -400,6 +401,9 @@ class TestSetDocument:
                 raise self._problem("unknown field" + suggest(key, CASE_FIELDS), case=case_id, field=key)
 
     def _validated(self, data: dict, case_id: str | None = None, line: int | None = None) -> Case:
+        bad = surrogate_problems(str(self.path), data.items(), case=case_id, line=line)
+        if bad:
+            raise UnwritableText(bad)
         try:
             return Case.model_validate(data)
         except ValidationError as e:
@@ -544,6 +548,9 @@ class TestSetDocument:
             data = {k: v for k, v in label.model_dump().items() if v is not None}
         else:
             data = {k: v for k, v in dict(label).items() if v is not None}
+        bad = surrogate_problems(str(self.path), (("chunk id", chunk_id), *data.items()), label=chunk_id)
+        if bad:
+            raise UnwritableText(bad)
         model = Label.model_validate(data)
         ordered = {k: data[k] for k in LABEL_FIELDS if k in data}
         ordered.update({k: v for k, v in data.items() if k not in ordered})
@@ -578,6 +585,11 @@ class TestSetDocument:
         if not need and not removed:
             return []
         found, corpus_hash = _labels.chunks_for(need, corpus, self.corpus_path) if need else ({}, None)
+        bad = surrogate_problems(
+            str(self.path), ((c, found[c].text) for c in need if c in found), chunks=True
+        )
+        if bad:
+            raise UnwritableText(bad)
         when = now or utc_now()
         recorded = []
         with self.batch():
@@ -625,6 +637,8 @@ class TestSetDocument:
         if record_labels and self._expected_changed:
             try:
                 self.record_labels(corpus)
+            except UnwritableText:  # not silently left unrecorded: the save is refused, nothing written
+                raise
             except Exception:  # an unreadable corpus must not stop a save; validate reports it
                 pass
             self._expected_changed = False

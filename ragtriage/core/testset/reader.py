@@ -92,6 +92,17 @@ def decode(name: str, raw: bytes) -> tuple[str, bool, bool]:
     return text, bom, crlf
 
 
+def size_problem(name: str, size: int, limit: int) -> TestSetError:
+    return TestSetError(
+        Problem(
+            name,
+            None,
+            f"file is {size / 1e6:.0f} MB; test sets are limited to {limit // (1024 * 1024)} MiB "
+            "(about 200,000 cases; raise RAGTRIAGE_MAX_TESTSET_MB if you really mean it)",
+        )
+    )
+
+
 def yaml_problem(name: str, e: Any, text: str) -> Problem:
     """A libyaml error as a located problem."""
     mark = e.problem_mark or e.context_mark
@@ -200,6 +211,7 @@ class Reader:
         was = gc.isenabled()
         gc.disable()
         try:
+            self._refuse_anchors(text)
             try:
                 root = yt.compose(text)
             except yt.MarkedYAMLError as e:
@@ -211,6 +223,23 @@ class Reader:
             if was:
                 gc.enable()
         return self
+
+    def _refuse_anchors(self, text: str) -> None:
+        try:
+            hit = yt.first_anchor(text)
+        except yt.YAMLError:
+            return  # not valid YAML: composing says where
+        if hit is not None:
+            line, what = hit
+            kind = "an anchor" if what.startswith("&") else "an alias"
+            raise TestSetError(
+                Problem(
+                    self.name,
+                    line + 1,
+                    f"{kind} (`{what}`): YAML anchors and aliases are not supported in a test set "
+                    "(write the value out in full)",
+                )
+            )
 
     # -- building the model from nodes
 

@@ -7,6 +7,7 @@ was meant (:func:`check_entry`), and leaves every other byte alone.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .. import yamltext as yt
@@ -14,6 +15,43 @@ from ..errors import Problem, TestSetError
 from ..schema import CASE_FIELDS
 from .reader import LIST_FIELDS, read_case_node
 from .regions import Coll, Item, content_end, find_dash, indent_of, line_end, line_start
+
+
+class UnwritableText(TestSetError):
+    """A value no UTF-8 file can hold (a lone surrogate): refused, never half-written."""
+
+
+def surrogate_message(which: str) -> str:
+    return (
+        f"holds a lone surrogate ({which}), which a UTF-8 file cannot hold "
+        "(often text decoded with the wrong encoding); remove or replace it"
+    )
+
+
+def surrogate_problems(
+    name: str,
+    values: Iterable[tuple[str, object]],
+    *,
+    case: str | None = None,
+    label: str | None = None,
+    line: int | None = None,
+    chunks: bool = False,
+) -> list[Problem]:
+    """A problem for each (field, value) — or (chunk id, chunk text) — that holds a lone surrogate."""
+    out = []
+    for k, v in values:
+        u = yt.lone_surrogate(v)
+        if u is None:
+            continue
+        if chunks:
+            msg = f"chunk {k!r}: its text {surrogate_message(u)} in the chunks file"
+            out.append(Problem(name, None, msg))
+        elif label is not None:
+            out.append(Problem(name, None, f"label {label!r}: {k}: {surrogate_message(u)}"))
+        else:
+            out.append(Problem(name, line, surrogate_message(u), case=case, field=k))
+    return out
+
 
 Edit = tuple[int, int, str, int]  # (start, end, replacement, order among inserts at one place)
 
@@ -95,6 +133,8 @@ def edit_entry(text: str, data: dict, changed: list[str], coll: Coll, list_style
     """Splice the changed fields of one case into its text."""
     root = yt.compose(text)
     node = root.value[0]
+    if node.flow_style:
+        return _reblock(text, node, data, list_style)
     fields = {k.value: (k, v) for k, v in node.value}
     keys_in_order = [k.value for k, v in node.value]
     edits: list[Edit] = []
@@ -128,6 +168,39 @@ def edit_entry(text: str, data: dict, changed: list[str], coll: Coll, list_style
     return text
 
 
+def _keep_comment(text: str, edit: tuple[int, int, str]) -> tuple[int, int, str]:
+    """A multi-line replacement on a line with a trailing comment: the comment moves
+    onto the first line (after a block header) instead of trailing the last one."""
+    s, e, rep = edit
+    if "\n" not in rep:
+        return edit
+    eol = text.find("\n", e)
+    eol = len(text) if eol < 0 else eol
+    tail = text[e:eol]
+    if not tail.strip().startswith("#"):
+        return edit
+    head, rest = rep.split("\n", 1)
+    return (s, eol, head + tail + "\n" + rest)
+
+
+def _reblock(text: str, node: Any, data: dict, list_style: str) -> str:
+    """A case written as a flow mapping (``- {id: a, …}``), edited: written again as a
+    block entry at the same place; its comment lines above and its trailing comment stay."""
+    dash = find_dash(text, node.start_mark.index)
+    ls = line_start(text, dash)
+    shape = Coll("cases")
+    shape.col = dash - ls
+    shape.key_col = shape.col + 2
+    body = render_case(data, shape, list_style)
+    first, rest = body.split("\n", 1)
+    tail = text[node.end_mark.index :]
+    nl = tail.find("\n")
+    same_line, after = (tail, "") if nl < 0 else (tail[:nl], tail[nl + 1 :])
+    if same_line.strip():
+        first += same_line
+    return text[:ls] + first + "\n" + rest + after
+
+
 def _replace_scalar(text: str, key: str, kn: Any, vn: Any, new: Any, list_style: str) -> tuple[int, int, str]:
     start = vn.start_mark.index
     if key in LIST_FIELDS:  # was null
@@ -136,18 +209,18 @@ def _replace_scalar(text: str, key: str, kn: Any, vn: Any, new: Any, list_style:
     if yt.is_plain(vn) and vn.value == "":
         # `key:` with nothing after it
         colon = text.find(":", kn.end_mark.index)
-        return (colon + 1, colon + 1, value_text(key, new, kn.start_mark.column, list_style))
+        return _keep_comment(
+            text, (colon + 1, colon + 1, value_text(key, new, kn.start_mark.column, list_style))
+        )
     if vn.style in ("|", ">") and isinstance(new, str):
         first_content = line_end(text, start)
         ind = indent_of(text[first_content : line_end(text, first_content)]) or kn.start_mark.column + 2
         blk = yt.render_block_scalar(new, ind, vn.style)
-        if blk is not None:
-            return (start, end, blk)
-        return (start, end, yt.double_quoted(new))
+        return (start, end, blk if blk is not None else yt.double_quoted(new))
     if isinstance(new, str) and "\n" in new.rstrip("\n") and yt.is_plain(vn):
         blk = yt.render_block_scalar(new, kn.start_mark.column + 2)
         if blk is not None:
-            return (start, end, blk)
+            return _keep_comment(text, (start, end, blk))
     return (start, end, yt.render_scalar(new, "" if yt.is_plain(vn) else vn.style))
 
 
