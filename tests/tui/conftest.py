@@ -29,11 +29,19 @@ async def settle(app, pilot) -> None:
             await app.workers.wait_for_complete()
         except WorkerCancelled:  # an exclusive worker replaced by a newer one: that one is awaited next round
             pass
+    from textual.widgets import Input, TextArea
+
     from ragtriage.tui.screens.cases import CasesScreen
 
     for screen in app.screen_stack:  # a burst of keys defers the detail pane to a timer: show it now
         if isinstance(screen, CasesScreen) and screen.is_mounted:
             screen.flush_detail()
+        # A blinking cursor is on or off depending on how long the test took (the editor snapshot
+        # failed only in slow full-suite runs): hold it on.
+        for box in screen.query(Input):
+            box.cursor_blink = False
+        for area in screen.query(TextArea):
+            area.cursor_blink = False
     await pilot.pause()
 
 
