@@ -9,6 +9,7 @@ import pytest
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = Path(__file__).resolve().parent / "golden"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -17,6 +18,28 @@ def shop(tmp_path) -> Path:
     for name in ("shop.yaml", "shop.chunks.jsonl", "rechunked.chunks.jsonl"):
         shutil.copy(DATA / name, tmp_path / name)
     return tmp_path / "shop.yaml"
+
+
+@pytest.fixture
+def shop_run(tmp_path) -> tuple[Path, Path]:
+    """(test set, run file): testsets/shop-es.yaml + chunks copied, run with builtin."""
+    from ragtriage.core.evaluate import evaluate
+
+    for name in ("shop-es.yaml", "shop-es.chunks.jsonl"):
+        shutil.copy(ROOT / "testsets" / name, tmp_path / name)
+    ts = tmp_path / "shop-es.yaml"
+    evaluate(ts, "builtin", out=tmp_path / "run.jsonl")
+    return ts, tmp_path / "run.jsonl"
+
+
+async def goto(pilot, screen, case_id: str) -> None:
+    """Move a table's cursor with j (real keys) until ``case_id`` is selected."""
+    screen.table.action_first()
+    for _ in range(200):
+        if screen.table.current_id == case_id:
+            return
+        await pilot.press("j")
+    raise AssertionError(f"{case_id} not reached")
 
 
 async def settle(app, pilot) -> None:

@@ -4,7 +4,8 @@ that fix the test set where the test set is wrong.
 The run file is read in a worker; the grouped view needs only the run, so it
 shows before the test set has finished loading. Every relabel goes through the
 app's session (the test-set document), recomputes the case from the ranking and
-answer stored in the run (no system call), moves it to its new group and saves.
+answer stored in the run (no system call) and moves it to its new group; ctrl+s
+saves the test set, as on every screen.
 Reviewed marks, notes and re-run cases are kept in ``RUN.triage.json``.
 
 The view and the keeping-in-step live in :mod:`.triage_base`; the pieces that need
@@ -53,7 +54,9 @@ The run's cases grouped by diagnosis reason: failures first, in the fixed
 order, then passes. ✗ fail / ✓ pass; ☑ reviewed; ✎ has a note.
 A relabel (accept, replace, unanswerable, must contain) recomputes the case at
 once from the ranking and answer stored in the run — no system call — moves it
-to its new group and saves the test set (labels recorded).
+to its new group. Every relabel is one undo step (ctrl+z); ctrl+s saves the
+test set (labels recorded), as on every screen, and q asks before dropping
+unsaved changes. Reviewed marks and notes are kept at once.
 """
 
     BINDINGS = [

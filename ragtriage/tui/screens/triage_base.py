@@ -5,7 +5,8 @@ adds the actions (relabel, note, re-run, a new run) on top.
 The run file is read in a worker; the grouped view needs only the run, so it
 shows before the test set has finished loading. Every relabel goes through the
 app's session (the test-set document), recomputes the case from the ranking and
-answer stored in the run (no system call), moves it to its new group and saves.
+answer stored in the run (no system call) and moves it to its new group; ctrl+s
+saves the test set, as on every screen.
 Reviewed marks, notes and re-run cases are kept in ``RUN.triage.json``.
 
 The pieces that need no screen live beside it: which cases to recompute after a
@@ -24,7 +25,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import Footer, ProgressBar, Static
 
 from ...core.errors import InputError, TestSetError
@@ -45,8 +45,6 @@ from ..widgets.triage_table import TriageTable
 if TYPE_CHECKING:
     from ...core.schema import Case
 
-SAVE_AT_ONCE = 5000  # cases: above this a relabel is saved after SAVE_DELAY seconds without another
-SAVE_DELAY = 1.5
 RESCORE_INLINE = 5000  # cases: above this a full recompute runs in a worker
 
 
@@ -96,7 +94,6 @@ class TriageBase(AppScreen[None]):
         self.k = 3
         self.sync = RunSync()
         self._run: RunController | None = None
-        self._save_timer: Timer | None = None
         self._summary: dict | None = None  # the run file's summary, while no case changed
         self.load_error: InputError | None = None
 
@@ -174,6 +171,10 @@ class TriageBase(AppScreen[None]):
     # -- keeping up with the test set ----------------------------------------------------
     def document_changed(self, event: DocumentChanged) -> None:
         self.show_state()
+        if event.saved and self.sidecar is not None and self.rt.loaded:
+            # the test set as saved with these rescored cases: the next session starts from it
+            self.sidecar.testset_hash = self.rt.doc.content_hash
+            self._save_sidecar()
 
     def on_screen_resume(self) -> None:
         self.show_state()
@@ -283,7 +284,7 @@ class TriageBase(AppScreen[None]):
         if self._run is not None:
             parts.append(f"running {len(state)}/{self._run.total}")
         if app.loaded and app.session.dirty:
-            parts.append("● saving…" if self._save_timer is not None else "● unsaved")
+            parts.append("● unsaved (ctrl+s saves)")
         self.query_one("#triage-status", Static).update(" · ".join(parts))
 
     def _chunk_text(self) -> Callable[[str], str | None] | None:
@@ -364,7 +365,7 @@ class TriageBase(AppScreen[None]):
         return cid, rec, case
 
     def _relabel(self, cid: str, message: str, **fields: Any) -> bool:
-        """Edit the case through the session, recompute it, save the test set."""
+        """Edit the case through the session and recompute it (ctrl+s saves, as on every screen)."""
         if self.state is None:
             return False
         before = self.state.record(cid).get("reason")
@@ -378,33 +379,7 @@ class TriageBase(AppScreen[None]):
         self.table.move_to(cid)
         move = f" · {before} → {after}" if before != after else f" · still {after}"
         self.notify(message + move)
-        self._schedule_save()
         return True
-
-    def _schedule_save(self) -> None:
-        """Save at once on a small set; on a big one (a save there costs a second or more)
-        after a short pause, so a burst of relabels is one save and keys never wait on it."""
-        if not self.rt.loaded or len(self.rt.doc) <= SAVE_AT_ONCE:
-            self._save()
-            return
-        if self._save_timer is not None:
-            self._save_timer.stop()
-        self._save_timer = self.set_timer(SAVE_DELAY, self._save)
-        self._update_status()
-
-    def _save(self) -> None:
-        """Save the test set (labels recorded) and the sidecar."""
-        if self._save_timer is not None:
-            self._save_timer.stop()
-            self._save_timer = None
-        self.rt.action_save()
-        if self.rt.loaded and self.sidecar is not None:
-            s = self.rt.session
-            if not s.dirty:
-                self.sidecar.testset_hash = s.doc.content_hash
-                self.sync.mark(s)
-        self._save_sidecar()
-        self._update_status()
 
     def _save_sidecar(self) -> None:
         if self.sidecar is None:
