@@ -166,12 +166,12 @@ async def relabel(app, screen, pilot, times: int) -> dict:
         gc.collect()
         t = time.perf_counter()
         app.edit("update_case", cid, expected=list(case.expected) + [chunk], unanswerable=None)
-        screen._sync(app.session)
+        screen._catch_up()
         counts = state.counts()
         edit.append(time.perf_counter() - t)
         assert counts["retrieval-miss"] == before - 1, "the case did not move"
         t = time.perf_counter()
-        screen._save()  # what the save timer runs after a pause on a big set
+        app.action_save()  # ctrl+s
         save.append(time.perf_counter() - t)
         await settle(app, pilot)  # the app's stale check and our summary, before the next one
     return {"relabel": edit, "save": save}

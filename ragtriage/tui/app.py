@@ -358,11 +358,13 @@ class RagtriageApp(App[int]):
         for screen in self.screen_stack:
             screen.post_message(AppStateChanged())
 
-    def announce_document(self, case_ids: Iterable[str] | None = None, focus: str | None = None) -> None:
+    def announce_document(
+        self, case_ids: Iterable[str] | None = None, focus: str | None = None, *, saved: bool = False
+    ) -> None:
         """Tell every screen that the test set changed (``case_ids``: the cases touched)."""
         ids = frozenset(case_ids) if case_ids is not None else None
         for screen in self.screen_stack:
-            screen.post_message(DocumentChanged(ids, focus))
+            screen.post_message(DocumentChanged(ids, focus, saved))
 
     def set_reasons(self, reasons: dict[str, str]) -> None:
         """The run's reasons changed (triage rescored or re-ran cases): every screen shows them."""
@@ -506,7 +508,7 @@ class RagtriageApp(App[int]):
         if recorded:
             msg += f" · recorded {len(recorded)} label{'s' * (len(recorded) != 1)}"
         self.notify(msg)
-        self.announce_document()
+        self.announce_document(saved=True)
         return True
 
     def _offer_conflict(self) -> None:
@@ -615,6 +617,10 @@ class RagtriageApp(App[int]):
             ),
             answered,
         )
+
+    async def action_quit(self) -> None:
+        """Textual's own Quit (the command palette's) asks about unsaved changes too."""
+        self.action_request_quit()
 
     def _dirty(self) -> bool:
         self._commit_screens()

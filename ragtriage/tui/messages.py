@@ -35,10 +35,13 @@ class DocumentChanged(Message, bubble=False):
     load, an undo or a reload). ``focus``: a case the Cases screen should put its
     cursor on (the case an undo brought back)."""
 
-    def __init__(self, case_ids: frozenset[str] | None = None, focus: str | None = None) -> None:
+    def __init__(
+        self, case_ids: frozenset[str] | None = None, focus: str | None = None, saved: bool = False
+    ) -> None:
         super().__init__()
         self.case_ids = case_ids
         self.focus = focus
+        self.saved = saved  # the change is a save: the file on disk is the document now
 
 
 class AppStateChanged(Message, bubble=False):

@@ -89,6 +89,9 @@ class Session:
         self.recovery_file = recovery_path(doc.path)
         self._base = _file_digest(Path(doc.path))
         self.generation = 0  # bumped on every change; views compare it to refresh
+        # A save records labels as an undo step of its own; the user never made it, so
+        # the next undo takes it together with the change before it (one ctrl+z, one change).
+        self._labels_step = False
 
     # -- edits -------------------------------------------------------------------------
     def apply(self, op: str, *args, **kwargs):
@@ -99,6 +102,7 @@ class Session:
         if op not in OPS or op in ("undo", "redo"):
             raise ValueError(f"unknown operation {op!r}")
         result = getattr(self.doc, op)(*args, **kwargs)
+        self._labels_step = False
         self._log({"op": op, "args": _jsonable(list(args)), "kwargs": _jsonable(kwargs)})
         return result
 
@@ -115,12 +119,18 @@ class Session:
         return self.apply("set_label", chunk_id, label)
 
     def undo(self) -> bool:
+        """Undo the last change (with the labels a save recorded for it)."""
+        if self._labels_step:
+            self._labels_step = False
+            if self.doc.undo():
+                self._log({"op": "undo"})
         if self.doc.undo():
             self._log({"op": "undo"})
             return True
         return False
 
     def redo(self) -> bool:
+        self._labels_step = False
         if self.doc.redo():
             self._log({"op": "redo"})
             return True
@@ -135,7 +145,11 @@ class Session:
 
         Returns the chunk ids whose labels were recorded. ``ConflictError``
         passes through when the file changed on disk (and ``force`` is false)."""
+        expected = {cid for case in self.doc.cases for cid in case.expected}
+        have = set(self.doc.labels)
         recorded = list(self.doc.record_labels(corpus) or [])
+        if expected != have:  # labels recorded or pruned: the document made an undo step of it
+            self._labels_step = True
         self.doc.save(force=force)
         self.ops.clear()
         self._base = _file_digest(Path(self.doc.path))

@@ -10,11 +10,16 @@ must-contain strings the answer has. Pass/fail is always a glyph and a word.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from ..core.grounding import CITATION, citations
 from .triage_state import verdict_text
+
+if TYPE_CHECKING:
+    from ..core.schema import Case
 
 _NUMBER_WHY = re.compile(r"^number (\S+) missing from source")
 _OUTSIDE_WHY = re.compile(r"^source outside prompt: (\S+)")
@@ -73,9 +78,9 @@ def describe(
     record: dict,
     k: int,
     *,
-    case=None,
-    chunk_text=None,
-    reviewed=None,
+    case: Case | None = None,
+    chunk_text: Callable[[str], str | None] | None = None,
+    reviewed: dict | None = None,
     note: str = "",
     notes_field: str | None = None,
     max_chunk: int = 160,
@@ -85,6 +90,24 @@ def describe(
     ``case`` is the test set's current case (for must_contain and the reference
     answer; None while the test set loads), ``chunk_text(id)`` gives a chunk's text."""
     t = Text()
+    _heading(t, record, reviewed)
+    ranking = list(record.get("ranking") or [])
+    expected = list(case.expected if case is not None else record.get("expected") or [])
+    _expected(t, record, case, expected, ranking, k)
+    _retrieved(t, record, set(expected), ranking, k, chunk_text, max_chunk)
+    _answer(t, record, set(expected))
+    if case is not None:
+        _reference(t, record, case)
+    if notes_field:
+        t.append("\ntest-set notes  ", style="dim")
+        t.append(" ".join(notes_field.split()) + "\n")
+    if note:
+        t.append("\n✎ note  ", style="bold")
+        t.append(note + "\n")
+    return t
+
+
+def _heading(t: Text, record: dict, reviewed: dict | None) -> None:
     reason = record.get("reason")
     t.append(record["id"], style="bold")
     topic = record.get("topic")
@@ -101,8 +124,10 @@ def describe(
     t.append("\nquestion  ", style="dim")
     t.append(str(record.get("question", "")) + "\n")
 
-    ranking = list(record.get("ranking") or [])
-    expected = list(case.expected if case is not None else record.get("expected") or [])
+
+def _expected(
+    t: Text, record: dict, case: Case | None, expected: list[str], ranking: list[str], k: int
+) -> None:
     unanswerable = case.unanswerable if case is not None else bool(record.get("unanswerable"))
     expect = case.expect if case is not None else record.get("expect", "any")
     t.append("\n")
@@ -120,36 +145,45 @@ def describe(
         for cid in expected:
             line, inside = expected_line(cid, ranking, k)
             t.append(("✓ " if inside else "✗ ") + line + "\n", style="" if inside else "bold")
+
+
+def _retrieved(
+    t: Text,
+    record: dict,
+    exp: set[str],
+    ranking: list[str],
+    k: int,
+    chunk_text: Callable[[str], str | None] | None,
+    max_chunk: int,
+) -> None:
     t.append(f"\nretrieved (k = {k})\n", style="dim")
     if not ranking:
         t.append("  (nothing retrieved)\n")
     scores = record.get("scores") or []
-    exp = set(expected)
     shown = ranking[: max(k, 10)]
     for i, cid in enumerate(shown):
-        mark = "★ expected" if cid in exp else ""
         score_text = f"{scores[i]:.3f}" if i < len(scores) and isinstance(scores[i], (int, float)) else ""
-        cut = "│" if i < k else "┆"
-        row = Text(f" {cut}{i + 1:>3}. ")
+        row = Text(f" {'│' if i < k else '┆'}{i + 1:>3}. ")
         row.append(cid, style="bold" if cid in exp else "")
         if score_text:
             row.append(f"  {score_text}", style="dim")
-        if mark:
-            row.append(f"  {mark}", style="bold")
+        if cid in exp:
+            row.append("  ★ expected", style="bold")
         t.append_text(row)
         t.append("\n")
-        if chunk_text is not None:
-            text = chunk_text(cid)
-            if text:
-                text = " ".join(text.split())
-                if len(text) > max_chunk:
-                    text = text[: max_chunk - 1] + "…"
-                t.append(f"        {text}\n", style="dim")
+        text = chunk_text(cid) if chunk_text is not None else None
+        if text:
+            text = " ".join(text.split())
+            if len(text) > max_chunk:
+                text = text[: max_chunk - 1] + "…"
+            t.append(f"        {text}\n", style="dim")
         if i + 1 == k and len(ranking) > k:
             t.append("  ┄┄┄┄ k ┄┄┄┄ below this line the generator did not see\n", style="dim")
     if len(ranking) > len(shown):
         t.append(f"  … {len(ranking) - len(shown)} more\n", style="dim")
 
+
+def _answer(t: Text, record: dict, exp: set[str]) -> None:
     t.append("\nanswer  ", style="dim")
     answer = record.get("answer")
     why = record.get("why") or ""
@@ -164,9 +198,8 @@ def describe(
     if cited:
         t.append("cites   ", style="dim")
         t.append(", ".join(f"{c}{' ★' if c in exp else ''}" for c in cited) + "\n")
-    sup = record.get("supported")
     t.append("grounding  ", style="dim")
-    if sup:
+    if record.get("supported"):
         t.append("✓ supported\n")
     else:
         number, source = offending(why)
@@ -177,20 +210,39 @@ def describe(
             t.append(f"           {source} was not among the chunks the generator saw\n", style="dim")
     t.append("correct    ", style="dim")
     t.append(("✓ correct" if record.get("correct") else "✗ not correct") + "\n")
-    if case is not None:
-        if case.answer:
-            t.append("reference  ", style="dim")
-            t.append(case.answer + "\n")
-        if case.must_contain:
-            t.append("must contain\n", style="dim")
-            ans = answer if isinstance(answer, str) else ""
-            for s in case.must_contain:
-                hit = s in ans and not record.get("abstained")
-                t.append(f"  {'✓ has' if hit else '✗ missing'}  “{s}”\n", style="" if hit else "bold")
-    if notes_field:
-        t.append("\ntest-set notes  ", style="dim")
-        t.append(" ".join(notes_field.split()) + "\n")
-    if note:
-        t.append("\n✎ note  ", style="bold")
-        t.append(note + "\n")
-    return t
+
+
+def _reference(t: Text, record: dict, case: Case) -> None:
+    if case.answer:
+        t.append("reference  ", style="dim")
+        t.append(case.answer + "\n")
+    if case.must_contain:
+        t.append("must contain\n", style="dim")
+        answer = record.get("answer")
+        ans = answer if isinstance(answer, str) else ""
+        for s in case.must_contain:
+            hit = s in ans and not record.get("abstained")
+            t.append(f"  {'✓ has' if hit else '✗ missing'}  “{s}”\n", style="" if hit else "bold")
+
+
+def retrieved_choices(
+    rec: dict, exclude: set[str], k: int, lookup: Callable[[str], str | None] | None
+) -> list[tuple[str, str]]:
+    """The retrieved chunks not in ``exclude``, as (chunk id, description) for a chooser."""
+    ranking = rec.get("ranking") or []
+    scores = rec.get("scores") or []
+    out = []
+    seen = set()
+    for i, cid in enumerate(ranking):
+        if cid in exclude or cid in seen:
+            continue
+        seen.add(cid)
+        desc = f"rank {i + 1}" + (" (inside k)" if i < k else "")
+        if i < len(scores) and isinstance(scores[i], (int, float)):
+            desc += f" · {scores[i]:.3f}"
+        text = lookup(cid) if lookup else None
+        if text:
+            text = " ".join(text.split())
+            desc += " · " + (text[:70] + "…" if len(text) > 70 else text)
+        out.append((cid, desc))
+    return out

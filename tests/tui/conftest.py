@@ -9,6 +9,7 @@ import pytest
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = Path(__file__).resolve().parent / "golden"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -17,6 +18,28 @@ def shop(tmp_path) -> Path:
     for name in ("shop.yaml", "shop.chunks.jsonl", "rechunked.chunks.jsonl"):
         shutil.copy(DATA / name, tmp_path / name)
     return tmp_path / "shop.yaml"
+
+
+@pytest.fixture
+def shop_run(tmp_path) -> tuple[Path, Path]:
+    """(test set, run file): testsets/shop-es.yaml + chunks copied, run with builtin."""
+    from ragtriage.core.evaluate import evaluate
+
+    for name in ("shop-es.yaml", "shop-es.chunks.jsonl"):
+        shutil.copy(ROOT / "testsets" / name, tmp_path / name)
+    ts = tmp_path / "shop-es.yaml"
+    evaluate(ts, "builtin", out=tmp_path / "run.jsonl")
+    return ts, tmp_path / "run.jsonl"
+
+
+async def goto(pilot, screen, case_id: str) -> None:
+    """Move a table's cursor with j (real keys) until ``case_id`` is selected."""
+    screen.table.action_first()
+    for _ in range(200):
+        if screen.table.current_id == case_id:
+            return
+        await pilot.press("j")
+    raise AssertionError(f"{case_id} not reached")
 
 
 async def settle(app, pilot) -> None:
@@ -29,11 +52,19 @@ async def settle(app, pilot) -> None:
             await app.workers.wait_for_complete()
         except WorkerCancelled:  # an exclusive worker replaced by a newer one: that one is awaited next round
             pass
+    from textual.widgets import Input, TextArea
+
     from ragtriage.tui.screens.cases import CasesScreen
 
     for screen in app.screen_stack:  # a burst of keys defers the detail pane to a timer: show it now
         if isinstance(screen, CasesScreen) and screen.is_mounted:
             screen.flush_detail()
+        # A blinking cursor is on or off depending on how long the test took (the editor snapshot
+        # failed only in slow full-suite runs): hold it on.
+        for box in screen.query(Input):
+            box.cursor_blink = False
+        for area in screen.query(TextArea):
+            area.cursor_blink = False
     await pilot.pause()
 
 

@@ -19,16 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 SIZE = (120, 36)
 
 
-@pytest.fixture
-def shop_run(tmp_path):
-    """(test set, run file): testsets/shop-es.yaml + chunks copied, run with builtin."""
-    for name in ("shop-es.yaml", "shop-es.chunks.jsonl"):
-        shutil.copy(ROOT / "testsets" / name, tmp_path / name)
-    ts = tmp_path / "shop-es.yaml"
-    evaluate(ts, "builtin", out=tmp_path / "run.jsonl")
-    return ts, tmp_path / "run.jsonl"
-
-
 async def test_picker_with_no_results_takes_typing_in_the_search_box(shop):
     """The question of an unanswerable case finds nothing: typing must search, not fire
     the list's keys (``a`` silently switched expect any/all while the user typed a word)."""
@@ -104,6 +94,9 @@ async def test_cases_screen_shows_the_reason_of_a_relabel_from_an_earlier_triage
         await settle(app, pilot)
         assert triage.state.record("plazo-entrega")["reason"] == "wrong-answer"
         await pilot.press("q")
+        await settle(app, pilot)
+        assert type(app.screen).__name__ == "Choice"  # unsaved: quit asks first
+        await pilot.press("s")  # save and quit
         await settle(app, pilot)
 
     app = make_app(ts, run, recovery=False)

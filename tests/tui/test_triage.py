@@ -165,6 +165,8 @@ async def test_accept_a_retrieved_chunk_fixes_a_retrieval_miss(shop):
         assert counts["wrong-answer"] == summary["reasons"]["wrong-answer"] + 1
         assert screen.table.current_id == "plazo-entrega"
         assert screen.table.current_group == "wrong-answer"
+        await pilot.press("ctrl+s")  # one save policy: ctrl+s on every screen
+        await settle(app, pilot)
     after = ts.read_text("utf-8")
     removed, added = changed_lines(before, after)
     assert removed == ["    expected: [entrega-2]"]
@@ -196,6 +198,8 @@ async def test_replace_the_expected_chunk(shop):
         rec = screen.state.record("reembolso")
         assert rec["expected"] == ["devolver-3"] and rec["rank"] == 2
         assert rec["reason"] == "unnecessary-abstention"
+        await pilot.press("ctrl+s")  # one save policy: ctrl+s on every screen
+        await settle(app, pilot)
     removed, added = changed_lines(before, ts.read_text("utf-8"))
     assert "    expected: [devolver-2]" in removed and "    expected: [devolver-3]" in added
     assert "  devolver-3:" in added
@@ -216,6 +220,8 @@ async def test_mark_unanswerable(shop):
         assert rec["reason"] == "appropriate-abstention" and rec["recall"] is None
         assert screen.state.counts()["appropriate-abstention"] == 2
         assert screen.table.current_group == "appropriate-abstention"
+        await pilot.press("ctrl+s")  # one save policy: ctrl+s on every screen
+        await settle(app, pilot)
     from ragtriage.core.document import TestSetDocument
 
     doc = TestSetDocument.load(ts, use_cache=False)
@@ -239,6 +245,8 @@ async def test_edit_must_contain(shop):
         rec = screen.state.record("tarjeta-rechazada")
         assert rec["correct"] is True and rec["reason"] == "supported-correct"
         assert "✓ pass" in text(screen.query_one("#triage-detail"))
+        await pilot.press("ctrl+s")  # one save policy: ctrl+s on every screen
+        await settle(app, pilot)
     removed, added = changed_lines(before, ts.read_text("utf-8"))
     assert removed == ['    must_contain: ["otra tarjeta"]'] and added == ['    must_contain: [tarjeta]']
 
@@ -318,6 +326,8 @@ async def test_relabel_is_recomputed_on_reopen(shop):
         await settle(app, pilot)
         await goto(pilot, app.screen, "garantía")
         await pilot.press("u")
+        await settle(app, pilot)
+        await pilot.press("ctrl+s")  # one save policy: ctrl+s on every screen
         await settle(app, pilot)
     app = triage_app(run)
     async with app.run_test(size=SIZE) as pilot:

@@ -45,6 +45,9 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         Binding(
             "e", "edit", "Edit", show=False, id="cases.edit", tooltip='open the case editor (also enter)'
         ),
+        # enter and a open the editor in the same key dispatch (priority: before the key goes
+        # to the table and bubbles back), so keys typed right after them reach the editor
+        Binding("enter", "edit", "Edit", show=False, priority=True, id="cases.open"),
         Binding(
             "p",
             "pick",
@@ -52,7 +55,7 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
             id="cases.pick",
             tooltip='chunk picker: search the corpus and toggle expected chunks',
         ),
-        Binding("a", "add", "New", id="cases.new", tooltip='new case'),
+        Binding("a", "add", "New", priority=True, id="cases.new", tooltip='new case'),
         Binding(
             "d",
             "duplicate",
@@ -395,6 +398,8 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         self.rt.open_stale()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("edit", "add") and not isinstance(self.focused, CaseTable):
+            return False  # in the filter box, enter submits the filter and a is a letter
         if action == "triage":
             return self.rt.run_path is not None
         return True

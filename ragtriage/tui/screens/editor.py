@@ -62,6 +62,8 @@ field is never written. escape goes back to the cases.
         self.case_id = case_id
         self.errors: dict[str, str] = {}
         self._shown: Case | None = None  # the case object the form was loaded from
+        self._original: Case | None = None  # the case as it was when the editor opened
+        self._early_keys: list[events.Key] | None = []  # typed before a field had focus
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -85,8 +87,20 @@ field is never written. escape goes back to the cases.
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self._original = self._case()
         self.load_form()
-        self.query_one("#f-question" if self.case_id else "#f-id").focus()
+        self.set_focus(self.query_one("#f-question" if self.case_id else "#f-id"))
+        early, self._early_keys = self._early_keys or [], None
+        for key in early:  # through the app again: bindings first, then the field with focus
+            self.app.post_message(events.Key(key.key, key.character))
+
+    def _forward_event(self, event: events.Event) -> None:
+        # Keys typed right after `enter` or `a` (the editor still mounting, no field focused
+        # yet) come here and Textual would drop them: keep them for the field that gets focus.
+        if isinstance(event, events.Key) and self._early_keys is not None:
+            self._early_keys.append(event)
+            return
+        super()._forward_event(event)
 
     # -- form <-> case ----------------------------------------------------------------------
     def _case(self) -> Case | None:
@@ -178,21 +192,7 @@ field is never written. escape goes back to the cases.
         fields = self.form_fields()
         if case is None:
             return fields
-        defaults = {
-            "topic": None,
-            "expected": (),
-            "expect": "any",
-            "must_contain": (),
-            "answer": None,
-            "unanswerable": False,
-            "tags": (),
-            "notes": None,
-        }
-        out = {}
-        for name, value in fields.items():
-            if getattr(case, name) != value:
-                out[name] = None if name in defaults and value == defaults[name] else value
-        return out
+        return _differences(case, fields)
 
     def commit(self) -> bool:
         """Apply the form to the document; False (nothing written) while a field has an error."""
@@ -280,11 +280,30 @@ field is never written. escape goes back to the cases.
 
         def answered(value: str | None) -> None:
             if value == "yes":
+                self.drop_changes()
                 self.dismiss()
 
         self.rt.push_screen(
             confirm("Some fields have errors and were not applied. Leave and drop them?", "leave, drop them"),
             answered,
+        )
+
+    def drop_changes(self) -> None:
+        """Put the case back as it was when the editor opened (fields applied on the way
+        included), as one undo step; a case this editor added is removed again."""
+        current = self._case()
+        original = self._original
+        if current is None:
+            return
+        if original is None:
+            self.rt.edit("remove_case", current.id)
+        else:
+            fields = _differences(current, {name: getattr(original, name) for name in FIELD_HELP})
+            if fields:
+                self.rt.edit("update_case", current.id, **fields)
+        self.case_id = original.id if original is not None else None
+        self.notify(
+            "changes to this case dropped" + (f": {self.case_id} is as it was" if self.case_id else "")
         )
 
     def action_pick(self) -> None:
@@ -321,6 +340,27 @@ field is never written. escape goes back to the cases.
             self.dismiss()
 
         self.rt.delete_case(case.id, then=deleted)
+
+
+DEFAULTS: dict[str, Any] = {
+    "topic": None,
+    "expected": (),
+    "expect": "any",
+    "must_contain": (),
+    "answer": None,
+    "unanswerable": False,
+    "tags": (),
+    "notes": None,
+}
+
+
+def _differences(case: Case, fields: dict[str, Any]) -> dict[str, Any]:
+    """The ``update_case`` arguments that turn ``case`` into ``fields`` (None removes a key)."""
+    out = {}
+    for name, value in fields.items():
+        if getattr(case, name) != value:
+            out[name] = None if name in DEFAULTS and value == DEFAULTS[name] else value
+    return out
 
 
 def _values(case: Case) -> dict[str, Any]:

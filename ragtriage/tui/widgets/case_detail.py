@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..rows import FLAG_TEXT, reason_text
 
+if TYPE_CHECKING:
+    from ...core.corpus import Chunk
+    from ...core.schema import Case, Label
+    from ...core.staleness import StaleEntry
+
 
 def describe_case(
-    case, *, corpus=None, labels=None, stale=(), reason: str | None = None, corpus_note: str = ""
+    case: Case,
+    *,
+    corpus: Mapping[str, Chunk] | None = None,
+    labels: Mapping[str, Label] | None = None,
+    stale: Iterable[StaleEntry] = (),
+    reason: str | None = None,
+    corpus_note: str = "",
 ) -> Text:
     """A readable account of one case (plain Rich text, theme-neutral styles)."""
     t = Text()
@@ -44,32 +59,44 @@ def describe_case(
         t.append("notes     ", style="dim")
         t.append(case.notes + "\n")
     if case.expected:
-        t.append(
-            f"\nexpected ({case.expect}: {'one suffices' if case.expect == 'any' else 'needs every one'})\n",
-            style="dim",
-        )
-        stale_by_label = {e.label: e for e in stale}
-        for cid in case.expected:
-            t.append(f"● {cid}", style="bold")
-            chunk = corpus.get(cid) if corpus is not None else None
-            entry = stale_by_label.get(cid)
-            if entry is not None:
-                t.append(f"  ⚠ stale: {entry.status}", style="bold")
-            if chunk is not None and chunk.doc:
-                t.append(f"  ({chunk.doc})", style="dim")
-            t.append("\n")
-            if chunk is not None:
-                t.append(f"  {chunk.text}\n")
-            else:
-                label = (labels or {}).get(cid)
-                if label is not None and label.text:
-                    t.append("  remembered: ", style="dim")
-                    t.append(f"{label.text}\n", style="italic")
-                elif corpus is not None:
-                    t.append("  not in the corpus\n", style="italic")
-                else:
-                    t.append(f"  {corpus_note or 'corpus not loaded'}\n", style="dim italic")
+        _expected_chunks(t, case, corpus, labels or {}, stale, corpus_note)
     return t
+
+
+def _expected_chunks(
+    t: Text,
+    case: Case,
+    corpus: Mapping[str, Chunk] | None,
+    labels: Mapping[str, Label],
+    stale: Iterable[StaleEntry],
+    corpus_note: str,
+) -> None:
+    """Each expected chunk with its text now (or the text its label remembers)."""
+    t.append(
+        f"\nexpected ({case.expect}: {'one suffices' if case.expect == 'any' else 'needs every one'})\n",
+        style="dim",
+    )
+    stale_by_label = {e.label: e for e in stale}
+    for cid in case.expected:
+        t.append(f"● {cid}", style="bold")
+        chunk = corpus.get(cid) if corpus is not None else None
+        entry = stale_by_label.get(cid)
+        if entry is not None:
+            t.append(f"  ⚠ stale: {entry.status}", style="bold")
+        if chunk is not None and chunk.doc:
+            t.append(f"  ({chunk.doc})", style="dim")
+        t.append("\n")
+        if chunk is not None:
+            t.append(f"  {chunk.text}\n")
+            continue
+        label = labels.get(cid)
+        if label is not None and label.text:
+            t.append("  remembered: ", style="dim")
+            t.append(f"{label.text}\n", style="italic")
+        elif corpus is not None:
+            t.append("  not in the corpus\n", style="italic")
+        else:
+            t.append(f"  {corpus_note or 'corpus not loaded'}\n", style="dim italic")
 
 
 class CaseDetail(VerticalScroll, can_focus=False):
@@ -77,7 +104,7 @@ class CaseDetail(VerticalScroll, can_focus=False):
     CaseDetail { background: $surface; padding: 0 1; }
     """
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield Static("", id="detail-text")
 
     def show(self, text: Text | str) -> None:

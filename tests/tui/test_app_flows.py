@@ -1,0 +1,127 @@
+"""Pilot tests of a domain expert's day without a shell (issue 13): one save and undo
+model, no lost keys, no dead ends, a run from the Cases screen. Real app, real keys,
+at 80×24 and 120×36."""
+
+from __future__ import annotations
+
+import pytest
+from textual import events
+
+from ragtriage.tui import make_app
+from ragtriage.tui.screens.cases import CasesScreen
+from ragtriage.tui.screens.dialogs import Choice
+from ragtriage.tui.screens.editor import EditorScreen
+
+from .conftest import goto, settle
+
+SIZES = [(80, 24), (120, 36)]
+
+
+def type_at_once(app, keys: list[str]) -> None:
+    """Keys arriving together, as from a fast typist or a paste: no pause between them
+    (``pilot.press`` waits for each key to be handled, which hides lost keys)."""
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_one_ctrl_z_undoes_a_triage_relabel_even_after_a_save(shop_run, size):
+    ts, run = shop_run
+    app = make_app(ts, run, mode="triage", recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        await goto(pilot, screen, "garantía")
+        before = app.doc.case("garantía")
+        reason = screen.state.record("garantía")["reason"]
+        await pilot.press("u")
+        await settle(app, pilot)
+        assert app.doc.case("garantía").unanswerable
+        assert app.session.dirty  # one save policy: nothing is written until ctrl+s
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert not app.session.dirty
+        await pilot.press("ctrl+z")
+        await settle(app, pilot)
+        assert app.doc.case("garantía") == before
+        assert screen.state.record("garantía")["reason"] == reason
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_leave_and_drop_puts_the_case_back_as_it_was(shop, size):
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        cid = app.screen.table.current_id
+        before = app.doc.case(cid)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, EditorScreen)
+        await pilot.press("shift+tab", "end", *" nuevo", "tab")  # topic: valid, applied on leaving
+        await settle(app, pilot)
+        assert app.doc.case(cid).topic != before.topic
+        await pilot.press("ctrl+u")  # question emptied: an error
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, Choice)
+        await pilot.press("y")  # leave, drop them
+        await settle(app, pilot)
+        assert isinstance(app.screen, CasesScreen)
+        assert app.doc.case(cid) == before
+
+
+async def test_the_palettes_quit_asks_about_unsaved_changes(shop):
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("u")  # a change
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await settle(app, pilot)
+        await pilot.press(*"quit")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, Choice)
+        assert app.return_code is None
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CasesScreen)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_keys_typed_as_the_editor_opens_reach_its_field(shop, size):
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        cid = app.screen.table.current_id
+        question = app.doc.case(cid).question
+        type_at_once(app, ["enter", *" yes"])  # typed while the editor mounts
+        await settle(app, pilot)
+        editor = app.screen
+        assert isinstance(editor, EditorScreen)
+        assert editor.form_fields()["question"] == question + " yes"
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CasesScreen)
+        assert app.doc.case(cid).question == question + " yes"
+        assert len(app.doc) == 8  # no key went to the Cases screen (x deletes, a adds there)
+        type_at_once(app, ["a", *"nuevo-1"])  # a new case, its id typed at once
+        await settle(app, pilot)
+        assert app.screen.form_fields()["id"] == "nuevo-1"
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_renaming_an_id_then_escape_lands_on_the_renamed_case(shop, size):
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        cid = app.screen.table.current_id
+        await pilot.press("enter")
+        await settle(app, pilot)
+        await pilot.press("shift+tab", "shift+tab", "end", *"-bis", "escape")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, CasesScreen)
+        assert screen.table.current_id == f"{cid}-bis"
+        assert f"{cid}-bis" in app.doc and cid not in app.doc
