@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from ..core.document import TestSetDocument
     from ..core.errors import InputError
     from ..core.schema import Case
-    from ..core.search import LexicalIndex
     from ..core.staleness import StaleEntry
+    from .picker_index import PickerIndex
 
 PREVIEW_ABOVE_BYTES = 1 << 20  # above ~5k cases, paint the first rows before the whole file is read
 
@@ -96,7 +96,7 @@ class RagtriageApp(App[int]):
         self._session: Session | None = None
         self.corpus: Corpus | None = None
         self.corpus_error: str | None = None
-        self.index: LexicalIndex | None = None
+        self.index: PickerIndex | None = None
         self.index_error: str | None = None
         self.reasons: dict[str, str] = {}
         self.stale_report: list[StaleEntry] | None = None

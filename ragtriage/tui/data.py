@@ -1,8 +1,8 @@
 """Plain data the app needs from files and from the core, without Textual.
 
 Each function here runs in a worker thread: the run file's reasons, the stale
-labels (``ragtriage.core.staleness``) and the lexical index for the chunk
-picker (``ragtriage.core.search``).
+labels (``ragtriage.core.staleness``) and the chunk picker's search index
+(``ragtriage.tui.picker_index``: folded, stemmed, with a fuzzy fallback).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..core.corpus import Corpus
     from ..core.document import TestSetDocument
     from ..core.schema import Case
-    from ..core.search import LexicalIndex
+    from .picker_index import PickerIndex
 
 __all__ = ["StaleEntry", "build_index", "find_stale", "preview_cases", "read_reasons"]
 
@@ -60,11 +60,12 @@ def find_stale(doc: TestSetDocument, corpus: Corpus) -> list[StaleEntry]:
     return [e for e in report.stale if e.status != "unrecorded"]
 
 
-def build_index(corpus: Corpus, language: str | None = None) -> LexicalIndex:
-    """The lexical index over every chunk of ``corpus`` (slow on big corpora: call in a worker)."""
-    from ..core.search import LexicalIndex  # numpy: imported by the worker that needs it
+def build_index(corpus: Corpus, language: str | None = None) -> PickerIndex:
+    """The picker's search index over every chunk of ``corpus``, stemmed for ``language``
+    (the test set's; slow on big corpora: call in a worker)."""
+    from .picker_index import PickerIndex  # numpy, bm25s: imported by the worker that needs them
 
-    return LexicalIndex.build(corpus, language=language)
+    return PickerIndex.build(corpus, language=language)
 
 
 def preview_cases(path: str | Path, limit: int = 400, max_bytes: int = 1 << 18) -> list[Case]:

@@ -122,8 +122,13 @@ def shop_de(tmp_path):
 
 
 async def test_picker_with_no_hit_but_an_expected_chunk_listed_takes_typing_in_the_search_box(shop_de):
-    """lieferzeit's question finds nothing lexically; the list still shows its expected
+    """lieferzeit's question (reworded to share no word with the corpus: the picker stems
+    "bestelle" to find "Bestellung") finds nothing; the list still shows its expected
     chunk (lieferung-2) below the empty results. Typing must still go to the search."""
+    text = shop_de.read_text(encoding="utf-8")
+    old = "question: Ich brauche es bis Freitag – schafft ihr das, wenn ich heute bestelle?"
+    assert old in text
+    shop_de.write_text(text.replace(old, "question: Schafft ihr das bis Freitag?"), encoding="utf-8")
     app = make_app(shop_de, recovery=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)

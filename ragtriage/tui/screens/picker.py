@@ -1,7 +1,12 @@
 """Chunk picker: search the corpus, toggle the chunks that answer a case.
 
-The lexical index is built once per app, in a worker, as soon as the corpus is
-read; each search runs in a worker too, so typing never waits on it.
+The search index (:mod:`ragtriage.tui.picker_index`: accents folded, words stemmed
+in the test set's language, close spellings when nothing matches) is built once
+per app, in a worker, as soon as the corpus is read; each search runs in a worker
+too, so typing never waits on it. An empty query lists the corpus by document.
+
+From the search box, ``↑``/``↓`` move the highlight in the list; ``space`` then
+toggles the highlighted chunk (right after typing, ``space`` types a space).
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from __future__ import annotations
 import textwrap
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -21,6 +26,7 @@ from ...core.schema import Case
 from ..base import AppScreen
 
 RESULTS = 30
+BROWSE = 200  # an empty query lists this many chunks, by document
 INDENT = 11
 PREVIEW_LINES = 2
 
@@ -34,15 +40,51 @@ class ChunkList(OptionList):
     ]
 
 
+class QueryInput(Input):
+    """The search box. ``↑``/``↓``/``pgup``/``pgdn`` move the results' highlight without
+    leaving the box; after that, ``space`` toggles the highlighted chunk instead of typing
+    a space (typing again makes ``space`` a space again)."""
+
+    BINDINGS = [
+        Binding("down", "move(1)", "Next hit", show=False),
+        Binding("up", "move(-1)", "Previous hit", show=False),
+        Binding("pagedown", "move(10)", "Next page", show=False),
+        Binding("pageup", "move(-10)", "Previous page", show=False),
+    ]
+
+    picking = False  # the last key moved the highlight: space toggles
+
+    def action_move(self, by: int) -> None:
+        screen = self.screen
+        if isinstance(screen, PickerScreen):
+            self.picking = screen.move_highlight(by)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "space" and self.picking and isinstance(self.screen, PickerScreen):
+            event.stop()
+            event.prevent_default()
+            self.screen.action_toggle_chunk()
+            return
+        if event.is_printable or event.key in ("backspace", "delete", "ctrl+u", "ctrl+w"):
+            self.picking = False
+        await super()._on_key(event)
+
+
 class PickerScreen(AppScreen[None]):
     """Label one case: ranked chunks, ``space``/``enter`` toggles one in or out of ``expected``."""
 
     HELP_TITLE = "Chunk picker"
     HELP_INTRO = """
 Search the corpus (the question is pre-filled); ● marks chunks the case
-already expects. Toggle a chunk with space or enter; a switches expect between
-any (one chunk suffices) and all (the answer needs every one). Labels (what the
-chunk says now) are recorded when you save.
+already expects. Accents don't matter and words match their other forms in the
+test set's language (bestelle finds Bestellung); when no word is found, close
+spellings are searched and the status line says which. An empty search lists
+the chunks by document.
+
+Toggle a chunk with space or enter. In the search box, ↑/↓ move the highlight
+in the list and space then toggles it (right after typing, space is a space).
+a switches expect between any (one chunk suffices) and all (the answer needs
+every one). Labels (what the chunk says now) are recorded when you save.
 """
 
     BINDINGS = [
@@ -56,20 +98,30 @@ chunk says now) are recorded when you save.
         super().__init__()
         self.case_id = case_id
         self.results: list[tuple[str, float]] = []
+        self.fuzzy: dict[str, list[str]] = {}  # unknown query word → corpus words searched instead
+        self.browsing = False  # the query is empty: the list shows the corpus by document
         self.shown: list[tuple[str, bool]] = []
         self._searched: str | None = None
 
     class Found(Message):
         """A search finished (posted by its worker)."""
 
-        def __init__(self, query: str, results: list[tuple[str, float]]) -> None:
+        def __init__(
+            self,
+            query: str,
+            results: list[tuple[str, float]],
+            fuzzy: dict[str, list[str]],
+            browsing: bool = False,
+        ) -> None:
             super().__init__()
             self.query = query
             self.results = results
+            self.fuzzy = fuzzy
+            self.browsing = browsing
 
     def compose(self) -> ComposeResult:
         yield Static("", id="picker-case")
-        yield Input(id="query", placeholder="search the corpus")
+        yield QueryInput(id="query", placeholder="search the corpus (empty: browse by document)")
         yield Static("", id="picker-status")
         yield ChunkList(id="results")
         yield Footer(compact=True)
@@ -151,8 +203,13 @@ chunk says now) are recorded when you save.
     @work(thread=True, exclusive=True, group="picker-search", exit_on_error=False)
     def search(self, query: str) -> None:
         index = self.rt.index
-        results = index.search(query, RESULTS) if index is not None and query.strip() else []
-        self.post_message(self.Found(query, list(results)))
+        if index is None:
+            self.post_message(self.Found(query, [], {}))
+        elif not query.strip():
+            self.post_message(self.Found(query, [(cid, 0.0) for cid in index.browse(BROWSE)], {}, True))
+        else:
+            hits = index.search(query, RESULTS)
+            self.post_message(self.Found(query, hits.results, hits.fuzzy))
 
     @on(Found)
     def _got_results(self, event: Found) -> None:
@@ -161,6 +218,8 @@ chunk says now) are recorded when you save.
             return  # typed on since: a newer search is coming
         self._searched = query
         self.results = [(cid, float(score)) for cid, score in results]
+        self.fuzzy = event.fuzzy
+        self.browsing = event.browsing
         self._render_results()
         lst = self.query_one("#results", ChunkList)
         if not self.results and lst.has_focus:
@@ -175,7 +234,18 @@ chunk says now) are recorded when you save.
         options = []
         shown: list[str] = []  # what the list shows, in order
         for rank, (cid, score) in enumerate(self.results, 1):
-            options.append(Option(self._prompt(rank, cid, score, cid in expected, corpus), id=cid))
+            options.append(
+                Option(
+                    self._prompt(
+                        None if self.browsing else rank,
+                        cid,
+                        None if self.browsing else score,
+                        cid in expected,
+                        corpus,
+                    ),
+                    id=cid,
+                )
+            )
             shown.append(cid)
         for cid in case.expected if case else ():  # expected chunks the query did not find
             if cid not in shown:
@@ -187,12 +257,20 @@ chunk says now) are recorded when you save.
         lst.set_options(options)
         if options:
             lst.highlighted = min(keep or 0, len(options) - 1)
+        self.query_one("#picker-status", Static).update(self._status())
+
+    def _status(self) -> str:
         n = len(self.results)
-        self.query_one("#picker-status", Static).update(
-            f"{n} result{'s' * (n != 1)} · ● = expected · space toggles"
-            if self._searched
-            else "type to search"
-        )
+        if self.browsing:
+            total = len(self.rt.index) if self.rt.index is not None else n
+            first = f"the first {n:,} of " if n < total else ""
+            return f"{first}{total:,} chunks by document · type to search · space toggles"
+        if self.fuzzy:
+            close = "; ".join(f"{w} → {', '.join(ws)}" for w, ws in self.fuzzy.items())
+            return f"no exact match · close words: {close} · {n} result{'s' * (n != 1)}"
+        if not n:
+            return "no chunk matches · try other words, or clear the search to browse"
+        return f"{n} result{'s' * (n != 1)} · ● = expected · space toggles"
 
     def _prompt(
         self, rank: int | None, cid: str, score: float | None, expected: bool, corpus: Corpus | None
@@ -257,6 +335,15 @@ chunk says now) are recorded when you save.
         new = "any" if case.expect == "all" else "all"
         self.rt.edit("update_case", self.case_id, expect=None if new == "any" else "all")
         self.notify(f"expect: {new}", timeout=2)
+
+    def move_highlight(self, by: int) -> bool:
+        """Move the list's highlight ``by`` rows (from the search box); True if there is one."""
+        lst = self.query_one("#results", ChunkList)
+        if not lst.option_count:
+            return False
+        cur = lst.highlighted
+        lst.highlighted = 0 if cur is None else max(0, min(lst.option_count - 1, cur + by))
+        return True
 
     def action_focus_query(self) -> None:
         self.query_one("#query", Input).focus()

@@ -60,6 +60,7 @@ class CaseTable(ScrollView, can_focus=True):
         overflow-x: hidden;
     }
     CaseTable > .case-table--header { background: $panel; color: $text; text-style: bold; }
+    CaseTable:focus > .case-table--header { background: $accent 35%; }
     CaseTable > .case-table--cursor { background: $block-cursor-blurred-background; color: $block-cursor-blurred-foreground; }
     CaseTable:focus > .case-table--cursor { background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold; }
     CaseTable > .case-table--flag { color: $warning; }

@@ -43,6 +43,7 @@ class TriageTable(ScrollView, can_focus=True):
     DEFAULT_CSS = """
     TriageTable { background: $surface; scrollbar-gutter: stable; overflow-x: hidden; }
     TriageTable > .triage-table--group { background: $panel; color: $text; text-style: bold; }
+    TriageTable:focus > .triage-table--group { background: $accent 35%; }
     TriageTable > .triage-table--cursor { background: $block-cursor-blurred-background; color: $block-cursor-blurred-foreground; }
     TriageTable:focus > .triage-table--cursor { background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold; }
     TriageTable > .triage-table--fail { color: $error; }
