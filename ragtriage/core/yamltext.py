@@ -128,6 +128,13 @@ def is_plain(node) -> bool:
     return node.style in (None, "")
 
 
+MAX_DIGITS = 4300  # Python's limit for converting decimal text to int
+
+
+class NumberTooLong(ValueError):
+    """A decimal integer longer than :data:`MAX_DIGITS` digits."""
+
+
 def scalar_value(node):
     """The value of a scalar node under YAML 1.2 core rules."""
     v = node.value
@@ -140,6 +147,9 @@ def scalar_value(node):
     if v in _FALSE:
         return False
     if _INT.match(v):
+        digits = len(v.lstrip("+-"))
+        if digits > MAX_DIGITS:  # int() refuses these (CVE-2020-10735): a located problem instead
+            raise NumberTooLong(f"a number with {digits:,} digits (at most {MAX_DIGITS:,})")
         return int(v)
     if _INT_OCT.match(v):
         return int(v[2:], 8)

@@ -319,3 +319,30 @@ def test_the_reopen_cache_keeps_one_entry_per_test_set_and_stale_temp_files_go(t
     assert len(list(cache_dir().glob("ts-*.bin"))) == 1
     assert not old_tmp.exists() and fresh_tmp.exists()
     assert TestSetDocument.load(p).case("a").question == "versión 4"
+
+
+# ---------------------------------------------------------------- numbers a test set cannot mean
+
+
+@pytest.mark.parametrize(
+    "text,line,fragment",
+    [
+        ("version: 1\nk: " + "1" * 5000 + "\ncases:\n  - id: a\n    question: q\n", 2, "digits"),
+        (HEAD + "  - id: a\n    question: q\nlabels:\n  c:\n    start: " + "9" * 4301 + "\n", 7, "digits"),
+        (HEAD + "  - id: a\n    question: q\n    unanswerable: " + "1" * 4400 + "\n", 5, "digits"),
+        ("version: 1\nk: true\ncases:\n  - id: a\n    question: q\n", 2, "whole number"),
+        (HEAD + "  - id: a\n    question: q\nlabels:\n  c:\n    start: true\n", 6, "whole number"),
+        ("version: 1\nk: 99999999999999999999999\ncases:\n  - id: a\n    question: q\n", 2, "at most"),
+    ],
+    ids=[
+        "k-5000-digits",
+        "label-start-4301-digits",
+        "unanswerable-4400-digits",
+        "k-true",
+        "start-true",
+        "k-huge",
+    ],
+)
+def test_numbers_a_test_set_cannot_mean_are_located_problems(tmp_path, text, line, fragment):
+    got = load_problems(tmp_path, text)
+    assert any(g.startswith(f"F:{line}: ") and fragment in g for g in got), got
