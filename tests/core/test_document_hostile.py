@@ -346,3 +346,13 @@ def test_the_reopen_cache_keeps_one_entry_per_test_set_and_stale_temp_files_go(t
 def test_numbers_a_test_set_cannot_mean_are_located_problems(tmp_path, text, line, fragment):
     got = load_problems(tmp_path, text)
     assert any(g.startswith(f"F:{line}: ") and fragment in g for g in got), got
+
+
+def test_a_multi_line_flow_case_with_comments_inside_is_refused_not_stripped(tmp_path):
+    p = tmp_path / "t.yaml"
+    text = HEAD + "  - {id: a,   # el id\n     question: uno}\n"
+    p.write_text(text, encoding="utf-8")
+    doc = TestSetDocument.load(p)
+    with pytest.raises(TestSetError, match="comment"):
+        doc.update_case("a", question="dos")
+    assert doc.text == text and not doc.dirty
