@@ -255,6 +255,7 @@ def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
 def read_meta(run_path) -> dict:
     """The meta line of a run file (first line only: cheap on a huge run)."""
     run_path = Path(run_path)
+    require_regular_file(run_path, "run file")  # a FIFO would block the app's start for ever
     if not run_path.is_file():
         raise InputError(Problem(str(run_path), None, "run file not found"))
     with open(run_path, "rb") as f:

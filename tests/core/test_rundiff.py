@@ -267,3 +267,14 @@ def test_a_fifo_as_run_file_is_refused_not_waited_on(tmp_path):
     with pytest.raises(InputError) as e:
         read_run(p)
     assert "FIFO" in str(e.value.problems[0])
+
+
+def test_read_meta_refuses_a_fifo(tmp_path):
+    import os
+
+    from ragtriage.core.runfile import read_meta
+
+    p = tmp_path / "run.jsonl"
+    os.mkfifo(p)
+    with pytest.raises(InputError, match="FIFO"):
+        read_meta(p)
