@@ -120,3 +120,13 @@ def test_diff_report_over_a_run_is_refused(cli_in, shop, tmp_path):
     r = cli_in("diff", run, run, "--markdown", link)
     assert r.returncode == 2 and "is also an input" in r.stderr
     assert run.read_bytes() == data and link.is_symlink()
+
+
+def test_export_trec_run_beside_the_qrels_never_replaces_the_input_run(cli_in, shop, tmp_path):
+    run = tmp_path / "x.run"
+    r = cli_in("run", shop, "--out", run, "--quiet")
+    assert r.returncode == 0, r.stderr
+    data = run.read_bytes()
+    r = cli_in("export", shop, "--format", "trec", "--run", run, "-o", tmp_path / "x.qrels")
+    assert r.returncode == 2 and "is also an input" in r.stderr
+    assert run.read_bytes() == data and not (tmp_path / "x.qrels").exists()
