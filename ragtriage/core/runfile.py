@@ -279,6 +279,38 @@ def read_meta(run_path) -> dict:
     return meta
 
 
+def _as_json(o: object) -> object:
+    """What JSON cannot hold, as near as it can (orjson's ``default``): a ``python:``
+    system may return bytes, a set or any object in a field the run keeps."""
+    if isinstance(o, (bytes, bytearray)):
+        return bytes(o).decode("utf-8", "replace")
+    if isinstance(o, (set, frozenset)):
+        return sorted(o, key=repr)
+    return str(o)
+
+
+def _plain(v: object) -> object:
+    """``v`` with integers beyond 64 bits written as strings (orjson refuses them)."""
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, int):
+        return v if -(2**63) <= v < 2**64 else str(v)
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return [_plain(x) for x in (sorted(v, key=repr) if isinstance(v, (set, frozenset)) else v)]
+    return v
+
+
+def dump_record(record: dict) -> bytes:
+    """One case line. A field JSON cannot encode is written as text, never a crash mid-run."""
+    option = _DUMP | orjson.OPT_SERIALIZE_NUMPY
+    try:
+        return orjson.dumps(record, default=_as_json, option=option)
+    except TypeError:  # an integer beyond 64 bits (default is not asked about those)
+        return orjson.dumps(_plain(record), default=_as_json, option=option)
+
+
 class RunWriter:
     """Streams a run file. Every case line is flushed as written."""
 
@@ -304,7 +336,7 @@ class RunWriter:
         self.n = len(keep or ())
 
     def write_case(self, record: dict, flush: bool = True) -> None:
-        self._f.write(orjson.dumps(record, option=_DUMP | orjson.OPT_SERIALIZE_NUMPY))
+        self._f.write(dump_record(record))
         self.n += 1
         if flush:
             self._f.flush()
