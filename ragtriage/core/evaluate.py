@@ -151,9 +151,18 @@ def evaluate(
             gc.enable()
 
 
+#: bounds a typo cannot cross: 10**8 workers, or retries that never end on a failing server
+MAX_CONCURRENCY = 1024
+MAX_RETRIES = 100
+
+
 def _check_options(concurrency: int, timeout: float, retries: int) -> None:
     if concurrency < 1:
         raise InputError(Problem("--concurrency", None, "must be 1 or more"))
+    if concurrency > MAX_CONCURRENCY:
+        raise InputError(Problem("--concurrency", None, f"{concurrency}: at most {MAX_CONCURRENCY}"))
+    if retries > MAX_RETRIES:
+        raise InputError(Problem("--retries", None, f"{retries}: at most {MAX_RETRIES}"))
     if not (timeout > 0 and math.isfinite(timeout)):  # nan compares false both ways
         raise InputError(Problem("--timeout", None, "must be a number of seconds more than 0"))
     if retries < 0:
@@ -455,7 +464,10 @@ def parse_thresholds(text: str | None) -> list[float | None]:
     out: list[float | None] = []
     for part in text.split(","):
         try:
-            out.append(float(part))
+            t = float(part)
+            if not math.isfinite(t):
+                raise ValueError
+            out.append(t)
         except ValueError:
             raise InputError(
                 Problem("--threshold", None, f"{part!r} is not a number (e.g. 0.2,0.5)")

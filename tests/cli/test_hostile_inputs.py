@@ -37,6 +37,12 @@ def _fifo(tmp_path):
         (["validate", "{ts}", "--corpus", "{fifo}"], "FIFO"),
         (["diff", "{fifo}", "{fifo}"], "FIFO"),
         (["import", "{big}", "--format", "jsonl", "-o", "{tmp}/new.yaml"], "too long to read"),
+        (["sweep", "{ts}", "--k", "1-2", "--threshold", "nan"], "--threshold"),
+        (["sweep", "{ts}", "--k", "1-2", "--threshold", "0.2,inf"], "--threshold"),
+        (["run", "{ts}", "--concurrency", "100000000"], "--concurrency"),
+        (["run", "{ts}", "--retries", "100000000"], "--retries"),
+        (["export", "{ts}", "--format", "csv", "-o", ""], "empty path"),
+        (["validate", "{ts}", "--json", ""], "empty path"),
     ],
 )
 def test_located_exit_2(cli_in, shop, tmp_path, argv, where):
