@@ -74,9 +74,6 @@ class Meter:
             self.progress(self.phase, self.done, self.total)
 
 
-_Meter = Meter  # the name before the package split
-
-
 def _bad_line(path: Path, lineno: int) -> NoReturn:
     """Let the corpus reader word the problem with the line, so every command says the same."""
     for _ in iter_chunks(path):
@@ -519,6 +516,3 @@ def _rows_of(buf: bytes, lo: int, doc: str) -> list[DocRow]:
         if rec.get("doc") == doc:
             rows.append((lo + k, rec["id"], rec["text"].split()))
     return rows
-
-
-_document_chunks = document_chunks  # the name before the package split
