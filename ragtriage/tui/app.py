@@ -50,7 +50,9 @@ if TYPE_CHECKING:
     from ..core.schema import Case
     from ..core.search import LexicalIndex
     from ..core.staleness import StaleEntry
+    from .screens.run_dialog import RunRequest
 
+TRIAGE = "triage"  # the name the Triage screen is installed under
 PREVIEW_ABOVE_BYTES = 1 << 20  # above ~5k cases, paint the first rows before the whole file is read
 
 
@@ -105,6 +107,7 @@ class RagtriageApp(App[int]):
         self.load_error: InputError | None = None  # what stopped the app (edit_cmd prints it)
         self.preview: list[Case] | None = None  # the first cases of a big file, shown while it loads
         self.title = f"ragtriage · {self.testset_path.name}"
+        self._triage_run: Path | None = None  # the run of the installed Triage screen
 
     # -- state -----------------------------------------------------------------------
     @property
@@ -136,10 +139,12 @@ class RagtriageApp(App[int]):
 
     # -- start-up ----------------------------------------------------------------------
     def on_mount(self) -> None:
+        self.push_screen(CasesScreen())
         if self.mode == "triage":
-            self.open_triage()  # it calls load_document once the run is shown
+            # Cases under it, so that escape leads there; the triage screen calls
+            # load_document once the run is shown
+            self.open_triage()
         else:
-            self.push_screen(CasesScreen())
             self.load_document()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -203,7 +208,8 @@ class RagtriageApp(App[int]):
         doc, reasons = event.doc, event.reasons
         self._session = Session(doc, recovery=self.recovery_enabled)
         self.preview = None
-        self.reasons = reasons
+        if reasons:  # (triage publishes its own, rescored, and may have done so already)
+            self.reasons = reasons
         self.announce_document()
         if reasons and not any(cid in doc for cid in reasons) and self.run_path is not None:
             # `edit A.yaml --run B-run.jsonl`: an empty reason column and a triage of cases
@@ -421,11 +427,66 @@ class RagtriageApp(App[int]):
             return
         self.push_screen(StaleScreen())
 
-    def open_triage(self) -> None:
+    def open_triage(self, start: RunRequest | None = None) -> None:
+        """The Triage screen of the loaded run; with ``start``, of a new run started at once.
+
+        One Triage screen is kept (installed) per run, so going back to Cases and
+        returning does not read the run again."""
         from .screens.triage import TriageScreen
 
-        if self.mode == "triage" or self.run_path is not None:
-            self.push_screen(TriageScreen(self.run_path))
+        if start is not None:
+            screen = TriageScreen(None, start=start)
+        elif self.run_path is None:
+            self.notify("no run yet: ctrl+r runs the test set", severity="warning")
+            return
+        elif self._kept_triage() is not None:
+            self.push_screen(TRIAGE)
+            return
+        else:
+            screen = TriageScreen(self.run_path)
+        if self.is_screen_installed(TRIAGE):
+            self.uninstall_screen(TRIAGE)
+        self.install_screen(screen, TRIAGE)
+        self._triage_run = start.out if start is not None else self.run_path
+        self.push_screen(TRIAGE)
+
+    def _kept_triage(self) -> AppScreen | None:
+        """The installed Triage screen, if it shows the loaded run and loaded it."""
+        from .screens.triage import TriageScreen
+
+        if not self.is_screen_installed(TRIAGE) or self._triage_run != self.run_path:
+            return None
+        screen = self.get_screen(TRIAGE)
+        if not isinstance(screen, TriageScreen) or screen.load_error is not None:
+            return None
+        return screen
+
+    def open_run(self) -> None:
+        """Ask for a system, k and a run file; run the test set on the Triage screen."""
+        from .screens.run_dialog import RunDialog
+        from .triage_state import default_run_path
+
+        if not self.loaded:
+            self.notify("still loading the test set")
+            return
+        doc = self.doc
+        folder = self.run_path.parent if self.run_path is not None else doc.path.parent
+        system = "builtin"
+        if self.run_path is not None:
+            from .triage_state import read_meta
+
+            try:
+                system = read_meta(self.run_path).get("system") or system
+            except Exception:  # the dialog's default only; the run itself reports problems
+                pass
+
+        def chosen(req: RunRequest | None) -> None:
+            if req is not None:
+                self.open_triage(start=req)
+
+        self.push_screen(
+            RunDialog(system, doc.settings.k, default_run_path(folder, doc.path), len(doc)), chosen
+        )
 
     def cases_cursor(self) -> str | None:
         """The case under the Cases screen's cursor, if that screen is open."""

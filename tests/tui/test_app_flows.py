@@ -125,3 +125,56 @@ async def test_renaming_an_id_then_escape_lands_on_the_renamed_case(shop, size):
         assert isinstance(screen, CasesScreen)
         assert screen.table.current_id == f"{cid}-bis"
         assert f"{cid}-bis" in app.doc and cid not in app.doc
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_standalone_triage_reaches_cases_with_escape_and_comes_back(shop_run, size):
+    ts, run = shop_run
+    app = make_app(ts, run, mode="triage", recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        triage = app.screen
+        assert type(triage).__name__ == "TriageScreen"
+        failures = triage.state.failures()
+        await pilot.press("escape")
+        await settle(app, pilot)
+        cases = app.screen
+        assert isinstance(cases, CasesScreen)
+        assert len(cases.rows) == len(app.doc)
+        assert cases.table.show_reason and app.reasons  # the run's reasons in the table
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert app.screen is triage  # kept: the run is not read again
+        assert triage.state.failures() == failures
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is cases
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_run_from_the_cases_screen_without_a_run(shop_run, size):
+    ts, _run = shop_run
+    app = make_app(ts, None, recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CasesScreen)  # no run yet: nothing to triage
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert type(app.screen).__name__ == "RunDialog"
+        await pilot.press("ctrl+j")  # builtin, the test set's k, a new run file beside it
+        await settle(app, pilot)
+        triage = app.screen
+        assert type(triage).__name__ == "TriageScreen"
+        assert len(triage.state) == len(app.doc) and not triage.running
+        assert app.run_path is not None and app.run_path.parent == ts.parent and app.run_path.exists()
+        await pilot.press("escape")
+        await settle(app, pilot)
+        cases = app.screen
+        assert isinstance(cases, CasesScreen)
+        assert set(app.reasons) == {c.id for c in app.doc.cases}
+        assert cases.table.show_reason
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert app.screen is triage

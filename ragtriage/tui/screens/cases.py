@@ -28,6 +28,10 @@ class CasesScreen(AppScreen[None]):
 Every case of the test set. Flags: ✎ draft (no expected chunk yet),
 ∅ unanswerable, ⚠ stale label. With --run, the reason of each case (✓ pass, ✗ fail).
 Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
+ctrl+r runs the test set on a system; t opens the run's failures (Triage).
+Saving is the same on every screen: each change is one undo step (ctrl+z),
+ctrl+s writes the file, q asks before dropping unsaved changes, and a crash
+leaves a recovery file the next start offers to restore.
 """
 
     BINDINGS = [
@@ -47,7 +51,7 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         ),
         # enter and a open the editor in the same key dispatch (priority: before the key goes
         # to the table and bubbles back), so keys typed right after them reach the editor
-        Binding("enter", "edit", "Edit", show=False, priority=True, id="cases.open"),
+        Binding("enter", "edit", "Open", key_display="⏎", priority=True, id="cases.open"),
         Binding(
             "p",
             "pick",
@@ -116,6 +120,13 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
             tooltip='clear the filter',
         ),
         Binding(
+            "ctrl+r",
+            "run",
+            "Run…",
+            id="cases.run",
+            tooltip="run the test set on a system (builtin, a results file, your RAG); results go to Triage",
+        ),
+        Binding(
             "t",
             "triage",
             "Triage",
@@ -163,6 +174,8 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 
     def show_state(self) -> None:
         app = self.rt
+        if not self.is_current and app.loaded:
+            return  # under another screen (Triage in `ragtriage triage`): caught up on resume
         if not app.loaded:
             if app.preview and not len(self.rows.rows):
                 self.rows.replace([make_row(c) for c in app.preview])
@@ -406,3 +419,6 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 
     def action_triage(self) -> None:
         self.rt.open_triage()
+
+    def action_run(self) -> None:
+        self.rt.open_run()
