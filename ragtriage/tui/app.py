@@ -622,8 +622,9 @@ class RagtriageApp(App[int]):
             return
         self._commit_screens()
         before = self._case_objects()
-        if self.session.undo():
-            self.notify("undone", timeout=1.5)
+        what = self.session.undo()
+        if what is not None:
+            self.notify(f"undone: {what}" if what else "undone", timeout=2)
             self.after_edit(focus=self._touched(before))
         else:
             self.notify("nothing to undo", timeout=1.5)
@@ -632,8 +633,9 @@ class RagtriageApp(App[int]):
         if not self.loaded:
             return
         before = self._case_objects()
-        if self.session.redo():
-            self.notify("redone", timeout=1.5)
+        what = self.session.redo()
+        if what is not None:
+            self.notify(f"redone: {what}" if what else "redone", timeout=2)
             self.after_edit(focus=self._touched(before))
         else:
             self.notify("nothing to redo", timeout=1.5)

@@ -45,6 +45,8 @@ async def test_one_ctrl_z_undoes_a_triage_relabel_even_after_a_save(shop_run, si
         await settle(app, pilot)
         assert app.doc.case("garantía") == before
         assert screen.state.record("garantía")["reason"] == reason
+        toasts = [n.message for n in app._notifications]
+        assert "undone: garantía: unanswerable, expected" in toasts  # says what it undid
 
 
 @pytest.mark.parametrize("size", SIZES)
