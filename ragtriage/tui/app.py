@@ -35,6 +35,7 @@ from .messages import (
     LoadFailed,
     Notice,
     PreviewRead,
+    ReasonsRescored,
     Reloaded,
     StaleCheckAgain,
     StaleChecked,
@@ -42,6 +43,7 @@ from .messages import (
 from .screens.cases import CasesScreen
 from .screens.dialogs import Choice, HelpScreen, confirm
 from .session import Recovery, Session, find_recovery
+from .triage_sync import RunReasons, TooBig
 
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
@@ -108,6 +110,7 @@ class RagtriageApp(App[int]):
         self.preview: list[Case] | None = None  # the first cases of a big file, shown while it loads
         self.title = f"ragtriage · {self.testset_path.name}"
         self._triage_run: Path | None = None  # the run of the installed Triage screen
+        self._run_reasons: RunReasons | None = None  # the reasons of Cases, kept rescored
 
     # -- state -----------------------------------------------------------------------
     @property
@@ -223,6 +226,8 @@ class RagtriageApp(App[int]):
         recovery = find_recovery(doc.path) if self.recovery_enabled else None
         if recovery is not None and len(recovery):
             self._offer_recovery(recovery)
+        if self.run_path is not None and self.mode != "triage":  # (triage rescores its own)
+            self._track_reasons(self.run_path)
         if self.corpus_path is not None:
             self.load_corpus()
 
@@ -376,6 +381,48 @@ class RagtriageApp(App[int]):
         """The run's reasons changed (triage rescored or re-ran cases): every screen shows them."""
         self.reasons = reasons
         self.announce()
+        tracker = self._run_reasons
+        if tracker is not None and self.run_path is not None and tracker.run_path != self.run_path:
+            self._track_reasons(self.run_path)  # a new run from the app: follow that one
+
+    def _track_reasons(self, run_path: Path) -> None:
+        """Rescore the run's stored reasons against the test set (a worker), then keep them
+        rescored after every edit: Cases says what Triage says."""
+        tracker = self._run_reasons = RunReasons(run_path)
+        tracker.mark(self.session)
+        self._rescore_reasons(tracker, self.session)
+
+    @work(thread=True, exclusive=True, group="reasons", exit_on_error=False)
+    def _rescore_reasons(self, tracker: RunReasons, session: Session) -> None:
+        from ..core.errors import InputError
+
+        try:
+            reasons = tracker.load(session)
+        except InputError:
+            return  # the stored reasons stay; Triage says what is wrong with the run
+        self.post_message(ReasonsRescored(tracker, reasons))
+
+    @on(ReasonsRescored)
+    def _reasons_rescored(self, event: ReasonsRescored) -> None:
+        if event.tracker is not self._run_reasons:
+            return
+        self.reasons = event.reasons
+        self._update_reasons()  # edits made while it ran
+        self.announce()
+
+    def _update_reasons(self) -> None:
+        tracker = self._run_reasons
+        if tracker is None or tracker.state is None or tracker.run_path != self.run_path:
+            return
+        try:
+            reasons = tracker.update(self.session)
+        except TooBig:
+            tracker.mark(self.session)
+            self._rescore_reasons(tracker, self.session)
+            return
+        if reasons is not None:
+            self.reasons = reasons
+            self.announce()
 
     # -- one place where edits happen ------------------------------------------------------
     def edit(self, op: str, *args: Any, **kwargs: Any) -> Any:
@@ -392,6 +439,7 @@ class RagtriageApp(App[int]):
         return result
 
     def after_edit(self, case_ids: Iterable[str] | None = None, focus: str | None = None) -> None:
+        self._update_reasons()
         self.announce_document(case_ids, focus)
         if self.corpus is not None:
             self.check_stale()

@@ -180,3 +180,27 @@ async def test_run_from_the_cases_screen_without_a_run(shop_run, size):
         await pilot.press("t")
         await settle(app, pilot)
         assert app.screen is triage
+
+
+async def test_cases_shows_reasons_rescored_against_the_current_test_set(shop_run):
+    """`edit --run` on a test set changed since the run, then an edit on Cases: the reason
+    column says what Triage would say, not what the run file stored."""
+    from ragtriage.core.document import TestSetDocument
+
+    ts, run = shop_run
+    doc = TestSetDocument.load(ts, use_cache=False)
+    doc.update_case("garantía", unanswerable=True, expected=None)  # changed since the run
+    doc.save()
+    app = make_app(ts, run, recovery=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert app.reasons["garantía"] == "appropriate-abstention"  # the run stored unnecessary-abstention
+        cases = app.screen
+        await goto(pilot, cases, "garantía")
+        await pilot.press("u")  # answerable again: no expected chunk yet
+        await settle(app, pilot)
+        assert app.reasons["garantía"] != "appropriate-abstention"
+        await pilot.press("t")
+        await settle(app, pilot)
+        triage = app.screen
+        assert triage.state.record("garantía")["reason"] == app.reasons["garantía"]
