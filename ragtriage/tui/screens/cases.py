@@ -27,7 +27,7 @@ class CasesScreen(AppScreen[None]):
     HELP_INTRO = """
 Every case of the test set. Flags: ✎ draft (no expected chunk yet),
 ∅ unanswerable, ⚠ stale label. With --run, the reason of each case (✓ pass, ✗ fail).
-Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
+Filter with / (matches id, topic, question, chunk ids, flags, reason, pass/fail, tags).
 ctrl+r runs the test set on a system; t opens the run's failures (Triage).
 Saving is the same on every screen: each change is one undo step (ctrl+z),
 ctrl+s writes the file, q asks before dropping unsaved changes, and a crash
