@@ -204,3 +204,29 @@ async def test_cases_shows_reasons_rescored_against_the_current_test_set(shop_ru
         await settle(app, pilot)
         triage = app.screen
         assert triage.state.record("garantía")["reason"] == app.reasons["garantía"]
+
+
+async def test_at_80_by_24_J_and_K_scroll_the_detail_panes_from_the_list(shop_run):
+    ts, run = shop_run
+    app = make_app(ts, run, mode="triage", recovery=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        triage = app.screen
+        await goto(pilot, triage, "tarjeta-rechazada")
+        pane = triage.query_one("#triage-case")
+        assert pane.max_scroll_y > 0  # the answer and must-contain lines are below the fold
+        await pilot.press("J", "J", "J")
+        assert pane.scroll_y > 0
+        assert triage.table.current_id == "tarjeta-rechazada"  # the list keeps its cursor
+        await pilot.press("K", "K", "K", "K")
+        assert pane.scroll_y == 0
+        await pilot.press("escape")
+        await settle(app, pilot)
+        cases = app.screen
+        await goto(pilot, cases, "garantía")
+        cases.flush_detail()
+        await pilot.pause()
+        detail = cases.query_one("#detail")
+        assert detail.max_scroll_y > 0  # two expected chunks: more than the pane shows
+        await pilot.press("J")
+        assert detail.scroll_y > 0

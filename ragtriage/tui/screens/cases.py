@@ -11,7 +11,7 @@ from textual.containers import Horizontal
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
-from ..base import AppScreen
+from ..base import AppScreen, detail_bindings
 from ..messages import DocumentChanged
 from ..rows import COLUMNS, CaseRows, Row, make_row
 from ..widgets.case_detail import CaseDetail, describe_case
@@ -33,6 +33,8 @@ Saving is the same on every screen: each change is one undo step (ctrl+z),
 ctrl+s writes the file, q asks before dropping unsaved changes, and a crash
 leaves a recovery file the next start offers to restore.
 """
+
+    DETAIL = "#detail"
 
     BINDINGS = [
         # Help and quit first, so that a narrow footer (80 columns) still shows them.
@@ -133,6 +135,7 @@ leaves a recovery file the next start offers to restore.
             id="cases.triage",
             tooltip='failures of the loaded run, grouped by reason',
         ),
+        *detail_bindings("cases"),
     ]
 
     def __init__(self) -> None:

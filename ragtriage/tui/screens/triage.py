@@ -27,6 +27,7 @@ from textual.widgets import ProgressBar, Static
 
 from ...core.diagnosis import PASSING
 from ...core.errors import InputError
+from ..base import detail_bindings
 from ..messages import RunFinished, RunProgress
 from ..triage_run import RunController, Shown
 from ..triage_state import (
@@ -59,6 +60,8 @@ test set (labels recorded), as on every screen, and q asks before dropping
 unsaved changes. Reviewed marks and notes are kept at once.
 """
 
+    DETAIL = "#triage-case"
+
     BINDINGS = [
         Binding("a", "accept", "Accept chunk", id="triage.accept"),
         Binding("r", "replace", "Replace expected", id="triage.replace"),
@@ -72,6 +75,7 @@ unsaved changes. Reviewed marks and notes are kept at once.
         Binding("c", "cancel_run", "Cancel run", id="triage.cancel_run"),
         Binding("s", "toggle_summary", "Summary", id="triage.summary"),
         Binding("escape", "back", "Back", id="triage.back"),
+        *detail_bindings("triage"),
     ]
 
     class Reran(Message):
