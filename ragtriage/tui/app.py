@@ -41,7 +41,7 @@ from .messages import (
     StaleChecked,
 )
 from .screens.cases import CasesScreen
-from .screens.dialogs import Choice, HelpScreen, confirm
+from .screens.dialogs import Choice, HelpScreen, conflict_question, quit_question, recovery_question
 from .session import Recovery, Session, find_recovery
 from .triage_sync import RunReasons, TooBig
 
@@ -232,13 +232,6 @@ class RagtriageApp(App[int]):
             self.load_corpus()
 
     def _offer_recovery(self, recovery: Recovery) -> None:
-        n = len(recovery)
-        note = (
-            "\nThe test set changed on disk since then; the edits are re-applied on top of it."
-            if recovery.base_changed
-            else ""
-        )
-        question = f"Unsaved edits from an earlier session were found ({n} edit{'s' * (n != 1)}).{note}"
 
         def answered(value: str | None) -> None:
             if value == "restore":
@@ -253,14 +246,7 @@ class RagtriageApp(App[int]):
                 self.notify("earlier unsaved edits discarded")
             # None (escape): leave the file for next time
 
-        self.push_screen(
-            Choice(
-                question,
-                [("r", "restore", "restore them"), ("d", "discard", "discard them")],
-                title="Recover unsaved edits?",
-            ),
-            answered,
-        )
+        self.push_screen(recovery_question(len(recovery), recovery.base_changed), answered)
 
     @work(thread=True, exclusive=True, group="corpus", exit_on_error=False)
     def load_corpus(self) -> None:
@@ -543,48 +529,6 @@ class RagtriageApp(App[int]):
                 return screen.table.current_id
         return None
 
-    # -- case operations shared by Cases and the editor --------------------------------------
-    def duplicate_case(self, case_id: str) -> str:
-        """Copy a case right after itself under a fresh id; returns the new id."""
-        doc = self.doc
-        case = doc.case(case_id)
-        taken = {c.id for c in doc.cases}
-        n = 2
-        new_id = f"{case_id}-copy"
-        while new_id in taken:
-            new_id = f"{case_id}-copy{n}"
-            n += 1
-        fields = case.model_dump(exclude_defaults=True)
-        fields["id"] = new_id
-        self.edit("add_case", doc.index_of(case_id) + 1, **fields)
-        self.notify(f"duplicated as {new_id}")
-        return new_id
-
-    def toggle_unanswerable(self, case_id: str) -> None:
-        case = self.doc.case(case_id)
-        if case.unanswerable:
-            self.edit("update_case", case_id, unanswerable=None)
-            self.notify(f"{case_id}: answerable again (✎ draft until a chunk is picked)")
-        else:
-            dropped = len(case.expected)
-            self.edit("update_case", case_id, unanswerable=True, expected=None)
-            msg = f"{case_id}: ∅ unanswerable"
-            if dropped:
-                msg += f" · its {dropped} expected chunk{'s' * (dropped != 1)} removed (ctrl+z to undo)"
-            self.notify(msg)
-
-    def delete_case(self, case_id: str, then: Any = None) -> None:
-        """Ask, then delete ``case_id`` (ctrl+z undoes); ``then()`` runs after a deletion."""
-
-        def answered(value: str | None) -> None:
-            if value == "yes":
-                self.edit("remove_case", case_id)
-                self.notify(f"deleted {case_id} (ctrl+z to undo)")
-                if then is not None:
-                    then()
-
-        self.push_screen(confirm(f"Delete case “{case_id}”?", "delete it", title="Delete case"), answered)
-
     # -- actions -----------------------------------------------------------------------
     def action_save(self) -> None:
         if not self.loaded:
@@ -627,18 +571,7 @@ class RagtriageApp(App[int]):
             elif value == "overwrite":
                 self.save(force=True)
 
-        self.push_screen(
-            Choice(
-                f"{self.testset_path.name} changed on disk since it was opened; it was not overwritten.",
-                [
-                    ("r", "reload", "reload it from disk and re-apply my edits"),
-                    ("o", "overwrite", "overwrite it with my version"),
-                    ("escape", "cancel", "cancel (keep editing, save later)"),
-                ],
-                title="File changed on disk",
-            ),
-            answered,
-        )
+        self.push_screen(conflict_question(self.testset_path.name), answered)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def reload_keeping_edits(self) -> None:
@@ -716,18 +649,7 @@ class RagtriageApp(App[int]):
                 self.session.discard_recovery()
                 self.exit(0)
 
-        self.push_screen(
-            Choice(
-                "There are unsaved changes.",
-                [
-                    ("s", "save", "save and quit"),
-                    ("d", "discard", "quit without saving (discard)"),
-                    ("escape", "cancel", "cancel, keep editing"),
-                ],
-                title="Quit?",
-            ),
-            answered,
-        )
+        self.push_screen(quit_question(), answered)
 
     async def action_quit(self) -> None:
         """Textual's own Quit (the command palette's) asks about unsaved changes too."""

@@ -12,6 +12,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
 from ..base import AppScreen, detail_bindings
+from ..case_ops import delete_case, duplicate_case, toggle_unanswerable
 from ..messages import DocumentChanged
 from ..rows import COLUMNS, CaseRows, Row, make_row
 from ..widgets.case_detail import CaseDetail, describe_case
@@ -390,20 +391,20 @@ leaves a recovery file the next start offers to restore.
         cid = self._current()
         if cid is None:
             return
-        new = self.rt.duplicate_case(cid)
+        new = duplicate_case(self.rt, cid)
         self.table.move_to(new)
         self.open_editor(new)
 
     def action_delete(self) -> None:
         cid = self._current()
         if cid is not None:
-            self.rt.delete_case(cid)
+            delete_case(self.rt, cid)
 
     def action_toggle_unanswerable(self) -> None:
         cid = self._current()
         if cid is None:
             return
-        self.rt.toggle_unanswerable(cid)
+        toggle_unanswerable(self.rt, cid)
 
     def action_pick(self) -> None:
         cid = self._current()
