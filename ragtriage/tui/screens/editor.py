@@ -20,7 +20,6 @@ from ...core.schema import Case
 from ..base import AppScreen
 from ..case_ops import delete_case, duplicate_case
 from ..messages import DocumentChanged
-from ..widgets.tick_box import TickBox
 from .dialogs import confirm
 
 FIELD_HELP = {
@@ -76,10 +75,10 @@ field is never written. escape goes back to the cases.
                 ("topic", Input(id="f-topic", compact=True, select_on_focus=False)),
                 ("question", Input(id="f-question", compact=True, select_on_focus=False)),
                 ("expected", Input(id="f-expected", compact=True, select_on_focus=False)),
-                ("expect", TickBox("expect all", id="f-expect")),
+                ("expect", Checkbox("expect all", id="f-expect")),
                 ("must_contain", TextArea(id="f-must_contain", soft_wrap=True)),
                 ("answer", Input(id="f-answer", compact=True, select_on_focus=False)),
-                ("unanswerable", TickBox("unanswerable", id="f-unanswerable")),
+                ("unanswerable", Checkbox("unanswerable", id="f-unanswerable")),
                 ("tags", Input(id="f-tags", compact=True, select_on_focus=False)),
                 ("notes", TextArea(id="f-notes", soft_wrap=True)),
             ):
