@@ -11,7 +11,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.staleness import StaleEntry
-from ..base import AppScreen
+from ..base import AppScreen, detail_bindings
 
 STATUS_HELP = {
     "moved": "the id is gone; the same text is now under another id",
@@ -42,6 +42,8 @@ proposal (the first candidate; for a split, all of them with expect: all),
 unanswerable. Changes are saved with ctrl+s like every edit.
 """
 
+    DETAIL = "#stale-detail"
+
     BINDINGS = [
         Binding("escape", "back", "Back", id="stale.back"),
         Binding(
@@ -63,6 +65,7 @@ unanswerable. Changes are saved with ctrl+s like every edit.
         Binding("9", "accept(8)", "Accept candidate 9", show=False, id="stale.accept9"),
         Binding("p", "pick", "Pick chunks", id="stale.pick"),
         Binding("u", "unanswerable", "Unanswerable", id="stale.unanswerable"),
+        *detail_bindings("stale"),
     ]
 
     def compose(self) -> ComposeResult:

@@ -45,6 +45,7 @@ from ..widgets.triage_table import TriageTable
 
 if TYPE_CHECKING:
     from ...core.schema import Case
+    from .run_dialog import RunRequest
 
 RESCORE_INLINE = 5000  # cases: above this a full recompute runs in a worker
 
@@ -86,8 +87,9 @@ class TriageBase(AppScreen[None]):
             self.state = state
             self.new = new
 
-    def __init__(self, run_path: str | Path | None = None) -> None:
+    def __init__(self, run_path: str | Path | None = None, *, start: RunRequest | None = None) -> None:
         super().__init__()
+        self._start = start  # a run to start at once instead of reading one
         self.run_path: Path | None = Path(run_path) if run_path else None
         self.state: TriageState | None = None
         self.sidecar: Sidecar | None = None
@@ -116,6 +118,10 @@ class TriageBase(AppScreen[None]):
         table = self.table
         table.loading = True
         table.focus()
+        if self._start is not None:
+            table.loading = False
+            self.start_run(self._start)
+            return
         if self.run_path is None:
             self.run_path = self.rt.run_path
         self.load_run()
@@ -179,6 +185,9 @@ class TriageBase(AppScreen[None]):
 
     def on_screen_resume(self) -> None:
         self.show_state()
+
+    def start_run(self, req: RunRequest | None) -> None:
+        """Run the test set and show the cases as they finish (TriageScreen does it)."""
 
     def show_state(self) -> None:
         if self.state is None or not self.is_mounted:
