@@ -18,12 +18,13 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.corpus import Corpus
 from ...core.schema import Case
 from ..base import AppScreen
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 RESULTS = 30
 BROWSE = 200  # an empty query lists this many chunks, by document

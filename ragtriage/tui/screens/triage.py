@@ -25,7 +25,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 
 from ...core.diagnosis import PASSING
 from ...core.errors import InputError, TestSetError
@@ -42,6 +42,7 @@ from ..triage_state import (
 )
 from ..triage_sync import RunSync, rescore, rescore_all
 from ..triage_view import describe
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 from ..widgets.triage_summary import TriageSummary, builtin_answer_sweep
 from ..widgets.triage_table import TriageTable
 

@@ -72,7 +72,10 @@ def describe_case(
     return t
 
 
-class CaseDetail(VerticalScroll, can_focus=False):
+class CaseDetail(VerticalScroll):
+    """The selected case in full. Focusable (``tab`` from the table) so ``↑``/``↓``/``pgup``/
+    ``pgdn``/``home``/``end`` scroll it: at 80×24 a case with long chunks does not fit."""
+
     DEFAULT_CSS = """
     CaseDetail { background: $surface; padding: 0 1; }
     """
