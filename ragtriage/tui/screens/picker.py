@@ -60,6 +60,9 @@ class QueryInput(Input):
         if isinstance(screen, PickerScreen):
             self.picking = screen.move_highlight(by)
 
+    def on_focus(self) -> None:
+        self.picking = False  # coming back to the box (/, tab, esc): space types again
+
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "space" and self.picking and isinstance(self.screen, PickerScreen):
             event.stop()
