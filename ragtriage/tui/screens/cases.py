@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ..base import AppScreen, detail_bindings
 from ..case_ops import delete_case, duplicate_case, toggle_unanswerable
@@ -17,6 +17,7 @@ from ..messages import DocumentChanged
 from ..rows import COLUMNS, CaseRows, Row, make_row
 from ..widgets.case_detail import CaseDetail, describe_case
 from ..widgets.case_table import CaseTable
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 DETAIL_DELAY = 0.05  # seconds between keys below which the detail pane waits
 

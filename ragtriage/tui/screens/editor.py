@@ -13,7 +13,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Input, Label, Static, TextArea
+from textual.widgets import Input, Label, Static, TextArea
 
 from ...core.errors import InputError
 from ...core.schema import Case
@@ -21,6 +21,7 @@ from ..base import AppScreen
 from ..case_ops import delete_case, duplicate_case
 from ..messages import DocumentChanged
 from ..widgets.checkbox import Checkbox  # [x]/[ ], not ▐X▌ both ways
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 from .dialogs import confirm
 
 FIELD_HELP = {

@@ -7,11 +7,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.staleness import StaleEntry
 from ..base import AppScreen, detail_bindings
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 STATUS_HELP = {
     "moved": "the id is gone; the same text is now under another id",
@@ -95,7 +96,16 @@ unanswerable. Changes are saved with ctrl+s like every edit.
         entries = self.entries
         keep = lst.highlighted
         lst.set_options(
-            Option(Text.assemble(("⚠ ", "bold"), (e.case, "bold"), f"\n   {e.label} · {e.status}"), id=str(i))
+            Option(
+                Text.assemble(
+                    ("⚠ ", "bold"),
+                    (e.case, "bold"),
+                    f"\n   {e.label} · {e.status}",
+                    no_wrap=True,  # a long id is cut with …, never broken mid-word
+                    overflow="ellipsis",
+                ),
+                id=str(i),
+            )
             for i, e in enumerate(entries)
         )
         if entries:

@@ -25,7 +25,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 
 from ...core.errors import InputError, TestSetError
 from ..base import AppScreen
@@ -40,6 +40,7 @@ from ..triage_state import (
 )
 from ..triage_sync import RunSync, rescore, rescore_all
 from ..triage_view import describe
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 from ..widgets.triage_summary import TriageSummary, builtin_answer_sweep
 from ..widgets.triage_table import TriageTable
 
@@ -111,7 +112,7 @@ class TriageBase(AppScreen[None]):
         with Horizontal(id="triage-progress-row"):
             yield ProgressBar(id="triage-progress", show_eta=True)
             yield Static("", id="triage-run-status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#triage-progress-row").display = False
