@@ -6,17 +6,25 @@ retrieval miss that was also answered wrongly is filed as ``retrieval-miss``.
 
 from __future__ import annotations
 
-REASONS = (
-    "error",
-    "unlabelled",
-    "appropriate-abstention",
-    "unanswerable-answered",
-    "retrieval-miss",
-    "unnecessary-abstention",
-    "wrong-answer",
-    "unsupported-answer",
-    "supported-correct",
-)
+from .compat import StrEnum
+
+
+class Reason(StrEnum):
+    """The diagnosis reasons, in diagnosis order. A member *is* its string (``"retrieval-miss"``),
+    so run files, summaries and comparisons with plain strings are unchanged."""
+
+    ERROR = "error"
+    UNLABELLED = "unlabelled"
+    APPROPRIATE_ABSTENTION = "appropriate-abstention"
+    UNANSWERABLE_ANSWERED = "unanswerable-answered"
+    RETRIEVAL_MISS = "retrieval-miss"
+    UNNECESSARY_ABSTENTION = "unnecessary-abstention"
+    WRONG_ANSWER = "wrong-answer"
+    UNSUPPORTED_ANSWER = "unsupported-answer"
+    SUPPORTED_CORRECT = "supported-correct"
+
+
+REASONS = tuple(r.value for r in Reason)
 PASSING = frozenset({"appropriate-abstention", "supported-correct"})
 NOT_SCORED = frozenset({"error", "unlabelled"})
 # Triage order: failures first in diagnosis order, then the passing reasons, then the unscored.
@@ -42,23 +50,23 @@ def diagnose(
     abstained: bool,
     correct: bool,
     supported: bool,
-) -> str:
+) -> Reason:
     """The one reason for a case."""
     if error:
-        return "error"
+        return Reason.ERROR
     if unlabelled:
-        return "unlabelled"
+        return Reason.UNLABELLED
     if unanswerable:
-        return "appropriate-abstention" if abstained else "unanswerable-answered"
+        return Reason.APPROPRIATE_ABSTENTION if abstained else Reason.UNANSWERABLE_ANSWERED
     if not hit:
-        return "retrieval-miss"
+        return Reason.RETRIEVAL_MISS
     if abstained:
-        return "unnecessary-abstention"
+        return Reason.UNNECESSARY_ABSTENTION
     if not correct:
-        return "wrong-answer"
+        return Reason.WRONG_ANSWER
     if not supported:
-        return "unsupported-answer"
-    return "supported-correct"
+        return Reason.UNSUPPORTED_ANSWER
+    return Reason.SUPPORTED_CORRECT
 
 
 def is_failure(reason: str) -> bool:

@@ -3,9 +3,7 @@ its safe fixes (staleness.md)."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,18 +17,7 @@ from .evidence import _fp
 if TYPE_CHECKING:
     from ..document import TestSetDocument
 
-if sys.version_info >= (3, 11):
-    from enum import StrEnum
-else:  # pragma: no cover - Python 3.10
-
-    class StrEnum(str, Enum):
-        """:class:`enum.StrEnum` of Python 3.11: members are their values as strings."""
-
-        def __str__(self) -> str:
-            return str(self.value)
-
-        def __format__(self, spec: str) -> str:
-            return str(self.value).__format__(spec)
+from ..compat import StrEnum
 
 
 class Status(StrEnum):
