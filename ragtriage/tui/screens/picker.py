@@ -274,7 +274,7 @@ every one). Labels (what the chunk says now) are recorded when you save.
             return f"no exact match · close words: {close} · {n} result{'s' * (n != 1)}"
         if not n:
             return "no chunk matches · try other words, or clear the search to browse"
-        return f"{n} result{'s' * (n != 1)} · ● = expected · space toggles"
+        return f"{n} result{'s' * (n != 1)} · ● = expected · space toggles (from the search box: ↑↓ first)"
 
     def _prompt(
         self, rank: int | None, cid: str, score: float | None, expected: bool, corpus: Corpus | None
