@@ -16,7 +16,8 @@ from .run_cmd import dry_run_judge, num, run_options, table
 
 
 def main(args) -> int:
-    from ..core.evaluate import load_testset, parse_ks, parse_thresholds, plan, sweep
+    from ..core.evaluate import load_testset, plan, sweep
+    from ..core.options import parse_ks, parse_thresholds
 
     doc = load_testset(args.testset)
     spec = None if args.k is None else str(args.k).strip()

@@ -16,7 +16,9 @@ from typing import Any
 
 from .clock import utc_now
 from .errors import InputError, Problem
-from .metrics import MAX_K, at_k, mean_or_none, stored_positions
+from .judge import open_judge
+from .metrics import at_k, mean_or_none, stored_positions
+from .options import _check_k
 from .runfile import RunWriter, make_meta, read_run, write_run
 from .runner import BACKOFF, run_cases
 from .scoring import make_record, rescore
@@ -66,20 +68,6 @@ def _content_hash(doc) -> str | None:
 
         return file_hash(path)
     return None
-
-
-#: the most values of k one sweep measures (each is a row, and may be a run)
-MAX_SWEEP = 200
-
-
-def _check_k(k: int, what: str = "--k") -> int:
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-        raise InputError(Problem(what, None, f"k must be a whole number of 1 or more, got {k!r}"))
-    if k > MAX_K:
-        raise InputError(
-            Problem(what, None, f"k = {k} is more than {MAX_K:,} (a ranking that deep is not a prompt)")
-        )
-    return k
 
 
 def open_system(doc, system: str, *, corpus=None, **options):
@@ -288,6 +276,33 @@ def _in_order(records: dict[str, dict[str, Any]], cases: list[Any]) -> list[dict
     return sorted(records.values(), key=lambda r: order[r["id"]])
 
 
+def _cases_of(doc, ids) -> list:
+    """The test set's cases, or those of ``ids`` (in test-set order)."""
+    if ids is None:
+        return list(doc.cases)
+    wanted = set(ids)
+    return [c for c in doc.cases if c.id in wanted]
+
+
+def _ask_judge(judge_, interrupted: bool, cancel) -> tuple[bool, bool]:
+    """Ask the judge about the answers its cache did not know, once the run is complete:
+    (whether it was asked, whether the run now counts as interrupted)."""
+    if judge_ is None or interrupted:
+        return False, interrupted
+    asked = bool(judge_.pending)
+    return asked, bool(judge_.ask_pending(cancel))
+
+
+def _finish(writer: RunWriter, meta: dict, ordered: list[dict], summary: dict, *, rewrite: bool) -> None:
+    """End the run file: the summary line, or — when the judge added verdicts to cases
+    already streamed — the whole file again, atomically."""
+    if rewrite:
+        writer.close()
+        write_run(writer.path, meta, ordered, summary)
+    else:
+        writer.write_summary(summary)
+
+
 def _evaluate(
     testset,
     system,
@@ -333,10 +348,7 @@ def _evaluate(
     if retain is not None:
         retain.append((ctx, sys_))
     warnings = list(getattr(sys_, "warnings", []))
-    cases = list(doc.cases)
-    if ids is not None:
-        wanted = set(ids)
-        cases = [c for c in cases if c.id in wanted]
+    cases = _cases_of(doc, ids)
     settings = doc.settings
     meta = make_meta(
         testset=str(doc.path),
@@ -391,38 +403,16 @@ def _evaluate(
         if cancel is not None and cancel.is_set() and len(records) < len(cases):
             interrupted = True
         ordered = _in_order(records, cases)
-        asked_judge = False
-        if judge_ is not None and not interrupted:
-            asked_judge = bool(judge_.pending)
-            interrupted = bool(judge_.ask_pending(cancel))
+        asked_judge, interrupted = _ask_judge(judge_, interrupted, cancel)
         summary = summarize(ordered, k)
         if writer is not None and not interrupted:
-            if asked_judge:
-                writer.close()
-                write_run(
-                    writer.path, meta, ordered, summary
-                )  # the new verdicts join the streamed lines, atomically
-            else:
-                writer.write_summary(summary)
+            _finish(writer, meta, ordered, summary, rewrite=asked_judge)
     finally:
         if writer is not None:
             writer.close()
     return Run(
         summary, ordered, meta, writer.path if writer is not None else None, interrupted, warnings, asked
     )
-
-
-def open_judge(doc, spec: str | None, *, key_env: str = "OPENAI_API_KEY", **options):
-    """The judge named by ``spec`` (else the test set's ``judge:``), or None."""
-    where = "--judge"
-    if spec is None:
-        spec = getattr(doc.settings, "judge", None)
-        where = f"{getattr(doc, 'path', 'test set')}: judge"
-    if not spec:
-        return None
-    from .judge import Judge
-
-    return Judge(spec, api_key_env=key_env or "OPENAI_API_KEY", where=where, **options)
 
 
 def estimate_tokens(ctx: Context, sys_, case, k: int) -> int:
@@ -484,58 +474,6 @@ def plan(testset, system: str = "builtin", ks=None, **options) -> dict:
         out["judge"] = judge_.spec
         out["judge_calls"] = sum(r["judge_calls"] for r in rows)
         out["judge_tokens"] = sum(r["judge_tokens"] for r in rows)
-    return out
-
-
-def parse_ks(text: str | None, default: int) -> list[int]:
-    """``1-4`` -> [1, 2, 3, 4]; ``1,3,5`` -> [1, 3, 5]; None -> [default]."""
-    if text is None:
-        return [default]
-    out: list[int] = []
-    for part in str(text).split(","):
-        part = part.strip()
-        try:
-            if "-" in part:
-                a, b = part.split("-", 1)
-                lo, hi = int(a), int(b)
-                if lo > hi:
-                    raise ValueError
-                if hi - lo >= MAX_SWEEP:
-                    raise InputError(
-                        Problem(
-                            "--k", None, f"{text!r}: at most {MAX_SWEEP} values of k in one sweep (e.g. 1-20)"
-                        )
-                    )
-                out.extend(range(lo, hi + 1))
-            else:
-                out.append(int(part))
-        except ValueError:
-            raise InputError(
-                Problem("--k", None, f"{text!r}: expected K, A-B or K,K,... (e.g. 1-4 or 1,3,5)")
-            ) from None
-    if not out or any(k < 1 for k in out):
-        raise InputError(Problem("--k", None, f"{text!r}: every k must be 1 or more"))
-    for k in out:
-        _check_k(k)
-    if len(set(out)) > MAX_SWEEP:
-        raise InputError(Problem("--k", None, f"{text!r}: at most {MAX_SWEEP} values of k in one sweep"))
-    return sorted(set(out))
-
-
-def parse_thresholds(text: str | None) -> list[float | None]:
-    if not text:
-        return [None]
-    out: list[float | None] = []
-    for part in text.split(","):
-        try:
-            t = float(part)
-            if not math.isfinite(t):
-                raise ValueError
-            out.append(t)
-        except ValueError:
-            raise InputError(
-                Problem("--threshold", None, f"{part!r} is not a number (e.g. 0.2,0.5)")
-            ) from None
     return out
 
 

@@ -7,7 +7,8 @@ import pytest
 
 import ragtriage
 from ragtriage.core.errors import InputError
-from ragtriage.core.evaluate import evaluate, parse_ks, plan, sweep
+from ragtriage.core.evaluate import evaluate, plan, sweep
+from ragtriage.core.options import parse_ks
 from ragtriage.core.runfile import read_run
 from ragtriage.core.summary import SUMMARY_KEYS
 from tests.evalkit import Server, write_testset

@@ -85,3 +85,14 @@ def judge_summary(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None
         "judge_calls": calls,
         "judge_tokens": tokens,
     }
+
+
+def open_judge(doc, spec: str | None, *, key_env: str = "OPENAI_API_KEY", **options):
+    """The judge named by ``spec`` (else the test set's ``judge:``), or None."""
+    where = "--judge"
+    if spec is None:
+        spec = getattr(doc.settings, "judge", None)
+        where = f"{getattr(doc, 'path', 'test set')}: judge"
+    if not spec:
+        return None
+    return Judge(spec, api_key_env=key_env or "OPENAI_API_KEY", where=where, **options)
