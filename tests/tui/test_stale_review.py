@@ -207,7 +207,10 @@ async def test_the_screen_names_the_corpus_and_never_a_bare_all_clear(pydocs, si
         screen = await open_review(app, pilot)
         status = text_of(screen.query_one("#stale-status"))
         assert status.startswith("✓ no stale label against pydocs-paragraphs.chunks.jsonl")
-        assert "the test set's corpus:" in status and "--corpus" in status
+        assert "the test set's corpus:" in status
+        detail = text_of(screen.query_one("#stale-text"))
+        assert "If the documents were re-chunked" in detail
+        assert "ragtriage edit pydocs.yaml --corpus NEW.chunks.jsonl" in detail
         await pilot.press("r")  # check again: the same honest answer
         await settle(app, pilot)
         assert "against pydocs-paragraphs.chunks.jsonl" in text_of(screen.query_one("#stale-status"))

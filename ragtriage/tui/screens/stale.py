@@ -178,10 +178,10 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
     def _show(self) -> None:
         e = self._current()
         box = self.query_one("#stale-text", Static)
-        if e is None:
-            box.update("")
-            return
         app = self.rt
+        if e is None:
+            box.update(self._all_clear() if app.stale_report is not None and app.loaded else "")
+            return
         if not app.loaded:
             return
         doc = app.doc
@@ -234,6 +234,19 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
             t.append(f"\nnow under {e.label}\n", style="dim")
             t.append(now.text + "\n", style="dim")
         box.update(t)
+
+    def _all_clear(self) -> Text:
+        """No stale label: say against which chunks, and how to check a re-chunking."""
+        app = self.rt
+        t = Text()
+        t.append(f"Every label matches {self.checked_against()}.\n")
+        if app.corpus_override is None:
+            t.append(
+                "That is the file the test set's corpus: names. If the documents were re-chunked, "
+                "open the new chunks to check the labels against them:\n"
+            )
+            t.append(f"  ragtriage edit {app.testset_path.name} --corpus NEW.chunks.jsonl\n", style="bold")
+        return t
 
     @staticmethod
     def _marked(text: str, remembered: str) -> Text:
