@@ -70,7 +70,7 @@ def _dry_run(args, doc) -> int:
         f"dry run: {p['cases']} cases through {p['system']} at k={k}: {p['calls']} {where}, "
         f"about {p['tokens']} prompt tokens (characters / 4); nothing was spent" + dry_run_judge(p)
     )
-    return 0
+    return Exit.OK
 
 
 def _few_grades_first(doc, judge_bars, min_grades: int) -> None:
@@ -205,4 +205,4 @@ def main(args) -> int:
         write_report(args.markdown, render_markdown(result))
     if args.json:
         write_report(args.json, orjson.dumps(result.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
-    return 0 if result.passed else 1
+    return Exit.OK if result.passed else Exit.FAILED

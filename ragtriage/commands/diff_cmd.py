@@ -25,4 +25,4 @@ def main(args) -> int:
         write_report(args.json, orjson.dumps(d.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
     if args.fail_on_regression and d.regressed:
         return Exit.FAILED
-    return 0
+    return Exit.OK

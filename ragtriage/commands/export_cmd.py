@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..cli import Exit
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
 from ..core.exchange import export_testset, export_trec_run
@@ -68,4 +69,4 @@ def main(args) -> int:
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
-    return 0
+    return Exit.OK

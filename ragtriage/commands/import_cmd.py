@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..cli import Exit
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
 from ..core.exchange import (
@@ -110,4 +111,4 @@ def main(args) -> int:
     )
     for n in notes:
         print(f"  not mapped / to check: {n}", file=sys.stderr)
-    return 0
+    return Exit.OK

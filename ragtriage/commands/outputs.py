@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..core.errors import InputError, Problem
 from ..core.reports import PathArg, check_writable, refuse_input_as_output
 
 
@@ -20,8 +21,10 @@ def guard_outputs(outputs: Mapping[str, PathArg | None], inputs: Iterable[PathAr
     """Every given output (option -> path) writable and none of them one of ``inputs``."""
     ins = list(inputs)
     for option, path in outputs.items():
-        if path is None or path == "":
+        if path is None:
             continue
+        if str(path) == "":
+            raise InputError(Problem('""', None, "an empty path (give a file name)", field=option))
         refuse_input_as_output(path, option, *ins)
         check_writable(Path(path), option)
 

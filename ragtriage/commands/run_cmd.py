@@ -257,7 +257,7 @@ def main(args) -> int:
             f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
             + dry_run_judge(p)
         )
-        return 0
+        return Exit.OK
     if args.resume and not args.out:
         raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
     out = Path(args.out) if args.out else default_out(args.testset)
@@ -308,4 +308,4 @@ def main(args) -> int:
             orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode(),
         )  # atomic: never a half-written summary
         print(f"summary: {args.json}")
-    return 0
+    return Exit.OK

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import orjson
 
+from ..cli import Exit
 from ..core.errors import InputError, Problem
 from ..core.reports import write_report
 from .outputs import guard_outputs, system_file, testset_inputs
@@ -45,7 +46,7 @@ def main(args) -> int:
                 right={0, 1, 2},
             )
         )
-        return 0
+        return Exit.OK
     res = sweep(doc, args.system, ks, thresholds, progress=True, **run_options(args))
     show_t = any(t is not None for t in thresholds)
     judged = any("judge_supported" in r for r in res["rows"])
@@ -77,4 +78,4 @@ def main(args) -> int:
         write_report(
             args.json, orjson.dumps(res, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
         )
-    return 0
+    return Exit.OK

@@ -11,7 +11,7 @@ from ..cli import Exit
 from ..core.corpus import load_corpus
 from ..core.document import TestSetDocument
 from ..core.errors import Problem
-from ..core.reports import refuse_input_as_output
+from .outputs import guard_outputs
 
 
 def _drafts(doc: TestSetDocument, lines: dict[str, int]) -> list[Problem]:
@@ -79,7 +79,7 @@ def main(args) -> int:
         check_writable(args.json, "--json")  # a located error (exit 2), not a traceback after the work
     doc = TestSetDocument.load(args.testset)
     corpus_path = Path(args.corpus) if args.corpus else doc.corpus_path
-    refuse_input_as_output(args.json, "--json", doc.path, corpus_path)
+    guard_outputs({"--json": args.json}, [doc.path, corpus_path])
     name = str(doc.path)
     lines = doc.case_lines()
     errors = _drafts(doc, lines)

@@ -17,7 +17,7 @@ from typing import Any
 from .clock import utc_now
 from .errors import InputError, Problem
 from .metrics import MAX_K, at_k, mean_or_none, stored_positions
-from .runfile import RunWriter, make_meta, read_run
+from .runfile import RunWriter, make_meta, read_run, write_run
 from .runner import BACKOFF, run_cases
 from .scoring import make_record, rescore
 from .summary import summarize
@@ -158,9 +158,18 @@ def evaluate(
             gc.enable()
 
 
+#: bounds a typo cannot cross: 10**8 workers, or retries that never end on a failing server
+MAX_CONCURRENCY = 1024
+MAX_RETRIES = 100
+
+
 def _check_options(concurrency: int, timeout: float, retries: int) -> None:
     if concurrency < 1:
         raise InputError(Problem("--concurrency", None, "must be 1 or more"))
+    if concurrency > MAX_CONCURRENCY:
+        raise InputError(Problem("--concurrency", None, f"{concurrency}: at most {MAX_CONCURRENCY}"))
+    if retries > MAX_RETRIES:
+        raise InputError(Problem("--retries", None, f"{retries}: at most {MAX_RETRIES}"))
     if not (timeout > 0 and math.isfinite(timeout)):  # nan compares false both ways
         raise InputError(Problem("--timeout", None, "must be a number of seconds more than 0"))
     if retries < 0:
@@ -403,19 +412,6 @@ def _evaluate(
     )
 
 
-def write_run(path, meta: dict, records: list[dict], summary: dict) -> None:
-    """The whole run file at once, atomically (after the judge added its verdicts)."""
-    import orjson
-
-    from .files import atomic_write
-
-    nl = orjson.OPT_APPEND_NEWLINE
-    parts = [orjson.dumps(meta, option=nl)]
-    parts += [orjson.dumps(r, option=nl | orjson.OPT_SERIALIZE_NUMPY) for r in records]
-    parts.append(orjson.dumps({"type": "summary", **summary}, option=nl))
-    atomic_write(path, b"".join(parts))
-
-
 def open_judge(doc, spec: str | None, *, key_env: str = "OPENAI_API_KEY", **options):
     """The judge named by ``spec`` (else the test set's ``judge:``), or None."""
     where = "--judge"
@@ -532,7 +528,10 @@ def parse_thresholds(text: str | None) -> list[float | None]:
     out: list[float | None] = []
     for part in text.split(","):
         try:
-            out.append(float(part))
+            t = float(part)
+            if not math.isfinite(t):
+                raise ValueError
+            out.append(t)
         except ValueError:
             raise InputError(
                 Problem("--threshold", None, f"{part!r} is not a number (e.g. 0.2,0.5)")

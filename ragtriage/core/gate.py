@@ -263,17 +263,34 @@ def _md(s) -> str:
     return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
 
 
-def render_markdown(res: CheckResult) -> str:
+_MD_METRICS = (
+    "hit",
+    "recall",
+    "precision",
+    "mrr",
+    "supported",
+    "faithfulness",
+    "accuracy",
+    "coverage",
+    "unknown_abstention",
+)
+
+
+def _md_head(res: CheckResult) -> list[str]:
     icon = "✅" if res.passed else "❌"
     word = "passed" if res.passed else "failed"
     out = [f"## {icon} ragtriage check {word}: `{_md(res.testset)}`", ""]
     n = res.summary.get("n", len(res.records))
     out.append(f"{n} cases at k = {res.k}" + (f", run `{_md(res.run)}`" if res.run else "") + ".")
     out.append("")
-    for note in res.notes:
-        out.append(f"> {_md(note)}")
+    out += [f"> {_md(note)}" for note in res.notes]
     if res.notes:
         out.append("")
+    return out
+
+
+def _md_numbers(res: CheckResult) -> list[str]:
+    out = []
     if res.bars:
         out += ["| bar | value | minimum | result |", "|---|---:|---:|---|"]
         for b in res.bars:
@@ -281,20 +298,13 @@ def render_markdown(res: CheckResult) -> str:
             out.append(f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} | {b.bar.minimum:g} | {result} |")
         out.append("")
     out += ["| metric | value |", "|---|---:|"]
-    for name in (
-        "hit",
-        "recall",
-        "precision",
-        "mrr",
-        "supported",
-        "faithfulness",
-        "accuracy",
-        "coverage",
-        "unknown_abstention",
-    ):
-        if name in res.summary:
-            out.append(f"| {name} | {_fmt(res.summary.get(name))} |")
+    out += [f"| {name} | {_fmt(res.summary.get(name))} |" for name in _MD_METRICS if name in res.summary]
     out.append("")
+    return out
+
+
+def _md_stale_and_missing(res: CheckResult) -> list[str]:
+    out = []
     if res.stale:
         out += [f"### ❌ Stale labels: {len(res.stale)}", "", "| case | label | status |", "|---|---|---|"]
         for e in res.stale:
@@ -308,28 +318,35 @@ def render_markdown(res: CheckResult) -> str:
             ", ".join(f"`{_md(m)}`" for m in res.missing),
             "",
         ]
+    return out
+
+
+def _md_failures(res: CheckResult) -> list[str]:
     failures = res.failures()
-    if failures:
-        out += [f"### Failures by reason: {len(failures)}", ""]
-        current = None
-        for r in failures:
-            if r.get("reason") != current:
-                if current is not None:
-                    out.append("")
-                current = r.get("reason")
-                count = sum(1 for x in failures if x.get("reason") == current)
-                out += [
-                    f"#### {_md(current)} ({count})",
-                    "",
-                    "| case | question | where to look |",
-                    "|---|---|---|",
-                ]
-            why = res.details.get(r["id"]) or r.get("why") or ""
-            out.append(f"| `{_md(r['id'])}` | {_md(r.get('question') or '')} | {_md(why)} |")
-        out.append("")
-    else:
-        out += ["No failing case.", ""]
-    return "\n".join(out)
+    if not failures:
+        return ["No failing case.", ""]
+    out = [f"### Failures by reason: {len(failures)}", ""]
+    current = None
+    for r in failures:
+        if r.get("reason") != current:
+            if current is not None:
+                out.append("")
+            current = r.get("reason")
+            count = sum(1 for x in failures if x.get("reason") == current)
+            out += [
+                f"#### {_md(current)} ({count})",
+                "",
+                "| case | question | where to look |",
+                "|---|---|---|",
+            ]
+        why = res.details.get(r["id"]) or r.get("why") or ""
+        out.append(f"| `{_md(r['id'])}` | {_md(r.get('question') or '')} | {_md(why)} |")
+    out.append("")
+    return out
+
+
+def render_markdown(res: CheckResult) -> str:
+    return "\n".join(_md_head(res) + _md_numbers(res) + _md_stale_and_missing(res) + _md_failures(res))
 
 
 # ---------------------------------------------------------------- JUnit XML

@@ -20,7 +20,7 @@ import orjson
 
 from .clock import utc_now
 from .errors import InputError, Problem
-from .files import require_regular_file
+from .files import atomic_write, require_regular_file
 from .secrets import redact_bytes
 
 _DUMP = orjson.OPT_APPEND_NEWLINE
@@ -256,6 +256,7 @@ def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
 def read_meta(run_path) -> dict:
     """The meta line of a run file (first line only: cheap on a huge run)."""
     run_path = Path(run_path)
+    require_regular_file(run_path, "run file")  # a FIFO would block the app's start for ever
     if not run_path.is_file():
         raise InputError(Problem(str(run_path), None, "run file not found"))
     with open(run_path, "rb") as f:
@@ -277,6 +278,47 @@ def read_meta(run_path) -> dict:
             )
         )
     return meta
+
+
+def _as_json(o: object) -> object:
+    """What JSON cannot hold, as near as it can (orjson's ``default``): a ``python:``
+    system may return bytes, a set or any object in a field the run keeps."""
+    if isinstance(o, (bytes, bytearray)):
+        return bytes(o).decode("utf-8", "replace")
+    if isinstance(o, (set, frozenset)):
+        return sorted(o, key=repr)
+    return str(o)
+
+
+def _plain(v: object) -> object:
+    """``v`` with integers beyond 64 bits written as strings (orjson refuses them)."""
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, int):
+        return v if -(2**63) <= v < 2**64 else str(v)
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple, set, frozenset)):
+        return [_plain(x) for x in (sorted(v, key=repr) if isinstance(v, (set, frozenset)) else v)]
+    return v
+
+
+def write_run(path: str | PathLike[str], meta: dict, records: list[dict], summary: dict) -> None:
+    """The whole run file at once, atomically (after the judge added its verdicts to the
+    streamed cases); every line redacted like the streamed ones."""
+    parts = [orjson.dumps(meta, option=_DUMP)]
+    parts += [dump_record(r) for r in records]
+    parts.append(orjson.dumps({"type": "summary", **summary}, option=_DUMP))
+    atomic_write(path, redact_bytes(b"".join(parts)))
+
+
+def dump_record(record: dict) -> bytes:
+    """One case line. A field JSON cannot encode is written as text, never a crash mid-run."""
+    option = _DUMP | orjson.OPT_SERIALIZE_NUMPY
+    try:
+        return orjson.dumps(record, default=_as_json, option=option)
+    except TypeError:  # an integer beyond 64 bits (default is not asked about those)
+        return orjson.dumps(_plain(record), default=_as_json, option=option)
 
 
 class RunWriter:
@@ -304,7 +346,7 @@ class RunWriter:
         self.n = len(keep or ())
 
     def write_case(self, record: dict, flush: bool = True) -> None:
-        self._f.write(redact_bytes(orjson.dumps(record, option=_DUMP | orjson.OPT_SERIALIZE_NUMPY)))
+        self._f.write(redact_bytes(dump_record(record)))
         self.n += 1
         if flush:
             self._f.flush()

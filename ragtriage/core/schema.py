@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator, model_validator
 
 CASE_FIELDS = (
     "id",
@@ -24,6 +24,7 @@ CASE_FIELDS = (
     "notes",
 )
 # the top-level settings of a test set, in file order; every list of them is this one
+MAX_K = 10_000  # a cut-off rank beyond any ranking a system returns; bigger is a typo
 SETTINGS_KEYS = (
     "version",
     "corpus",
@@ -136,8 +137,8 @@ class Label(BaseModel):
     sha: str | None = None
     text: str | None = None
     doc: str | None = None
-    start: int | None = None
-    end: int | None = None
+    start: StrictInt | None = None  # strict: `start: true` is not 1
+    end: StrictInt | None = None
     when: str | None = None
     corpus: str | None = None
 
@@ -151,7 +152,7 @@ class Settings(BaseModel):
     corpus: str | None = None
     language: str = "en"
     decline: tuple[str, ...] | None = None
-    k: int = 3
+    k: StrictInt = Field(default=3, le=MAX_K)  # strict: `k: true` is not 1
     gates: dict[str, float] = {}
     judge: str | None = None  # openai:BASE_URL#MODEL, as --judge (judge.md)
     judge_kappa: float | None = None

@@ -100,7 +100,7 @@ def compose(text: str):
     return yaml.compose(text, Loader=_FastLoader)
 
 
-_ANCHOR_HINT = re.compile(r"(?:^|[\s\[{,])[&*]", re.M)
+_ANCHOR_HINT = re.compile(r"(?<![^\s\[{,])[&*]")  # & or * at the start or after a space, [, { or ,
 
 
 def first_anchor(text: str) -> tuple[int, str] | None:
@@ -109,8 +109,8 @@ def first_anchor(text: str) -> tuple[int, str] | None:
     A test set is plain data: an alias makes two places one value, which an edit of
     one of them cannot keep (and a file that says ``*name`` without its ``&name``
     does not parse). Scans tokens only when the text could hold one."""
-    if _ANCHOR_HINT.search(text) is None:
-        return None
+    if ("&" not in text and "*" not in text) or _ANCHOR_HINT.search(text) is None:
+        return None  # the `in` tests run at memory speed; most files have neither character
     for tok in yaml.scan(text, Loader=_Loader):
         if isinstance(tok, yaml.AnchorToken):
             return tok.start_mark.line, "&" + tok.value
@@ -128,6 +128,13 @@ def is_plain(node) -> bool:
     return node.style in (None, "")
 
 
+MAX_DIGITS = 4300  # Python's limit for converting decimal text to int
+
+
+class NumberTooLong(ValueError):
+    """A decimal integer longer than :data:`MAX_DIGITS` digits."""
+
+
 def scalar_value(node):
     """The value of a scalar node under YAML 1.2 core rules."""
     v = node.value
@@ -140,6 +147,9 @@ def scalar_value(node):
     if v in _FALSE:
         return False
     if _INT.match(v):
+        digits = len(v.lstrip("+-"))
+        if digits > MAX_DIGITS:  # int() refuses these (CVE-2020-10735): a located problem instead
+            raise NumberTooLong(f"a number with {digits:,} digits (at most {MAX_DIGITS:,})")
         return int(v)
     if _INT_OCT.match(v):
         return int(v[2:], 8)

@@ -35,13 +35,15 @@ from .messages import (
     LoadFailed,
     Notice,
     PreviewRead,
+    ReasonsRescored,
     Reloaded,
     StaleCheckAgain,
     StaleChecked,
 )
 from .screens.cases import CasesScreen
-from .screens.dialogs import Choice, HelpScreen, confirm
+from .screens.dialogs import Choice, HelpScreen, conflict_question, quit_question, recovery_question
 from .session import Recovery, Session, find_recovery
+from .triage_sync import RunReasons, TooBig
 
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
@@ -50,7 +52,9 @@ if TYPE_CHECKING:
     from ..core.schema import Case
     from ..core.staleness import StaleEntry
     from .picker_index import PickerIndex
+    from .screens.run_dialog import RunRequest
 
+TRIAGE = "triage"  # the name the Triage screen is installed under
 PREVIEW_ABOVE_BYTES = 1 << 20  # above ~5k cases, paint the first rows before the whole file is read
 
 
@@ -108,6 +112,8 @@ class RagtriageApp(App[int]):
         self.load_error: InputError | None = None  # what stopped the app (edit_cmd prints it)
         self.preview: list[Case] | None = None  # the first cases of a big file, shown while it loads
         self.title = f"ragtriage · {self.testset_path.name}"
+        self._triage_run: Path | None = None  # the run of the installed Triage screen
+        self._run_reasons: RunReasons | None = None  # the reasons of Cases, kept rescored
 
     # -- state -----------------------------------------------------------------------
     @property
@@ -139,10 +145,12 @@ class RagtriageApp(App[int]):
 
     # -- start-up ----------------------------------------------------------------------
     def on_mount(self) -> None:
+        self.push_screen(CasesScreen())
         if self.mode == "triage":
-            self.open_triage()  # it calls load_document once the run is shown
+            # Cases under it, so that escape leads there; the triage screen calls
+            # load_document once the run is shown
+            self.open_triage()
         else:
-            self.push_screen(CasesScreen())
             self.load_document()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
@@ -206,7 +214,8 @@ class RagtriageApp(App[int]):
         doc, reasons = event.doc, event.reasons
         self._session = Session(doc, recovery=self.recovery_enabled)
         self.preview = None
-        self.reasons = reasons
+        if reasons:  # (triage publishes its own, rescored, and may have done so already)
+            self.reasons = reasons
         self.announce_document()
         if reasons and not any(cid in doc for cid in reasons) and self.run_path is not None:
             # `edit A.yaml --run B-run.jsonl`: an empty reason column and a triage of cases
@@ -220,17 +229,12 @@ class RagtriageApp(App[int]):
         recovery = find_recovery(doc.path) if self.recovery_enabled else None
         if recovery is not None and len(recovery):
             self._offer_recovery(recovery)
+        if self.run_path is not None and self.mode != "triage":  # (triage rescores its own)
+            self._track_reasons(self.run_path)
         if self.corpus_path is not None:
             self.load_corpus()
 
     def _offer_recovery(self, recovery: Recovery) -> None:
-        n = len(recovery)
-        note = (
-            "\nThe test set changed on disk since then; the edits are re-applied on top of it."
-            if recovery.base_changed
-            else ""
-        )
-        question = f"Unsaved edits from an earlier session were found ({n} edit{'s' * (n != 1)}).{note}"
 
         def answered(value: str | None) -> None:
             if value == "restore":
@@ -245,14 +249,7 @@ class RagtriageApp(App[int]):
                 self.notify("earlier unsaved edits discarded")
             # None (escape): leave the file for next time
 
-        self.push_screen(
-            Choice(
-                question,
-                [("r", "restore", "restore them"), ("d", "discard", "discard them")],
-                title="Recover unsaved edits?",
-            ),
-            answered,
-        )
+        self.push_screen(recovery_question(len(recovery), recovery.base_changed), answered)
 
     @work(thread=True, exclusive=True, group="corpus", exit_on_error=False)
     def load_corpus(self) -> None:
@@ -373,6 +370,48 @@ class RagtriageApp(App[int]):
         """The run's reasons changed (triage rescored or re-ran cases): every screen shows them."""
         self.reasons = reasons
         self.announce()
+        tracker = self._run_reasons
+        if tracker is not None and self.run_path is not None and tracker.run_path != self.run_path:
+            self._track_reasons(self.run_path)  # a new run from the app: follow that one
+
+    def _track_reasons(self, run_path: Path) -> None:
+        """Rescore the run's stored reasons against the test set (a worker), then keep them
+        rescored after every edit: Cases says what Triage says."""
+        tracker = self._run_reasons = RunReasons(run_path)
+        tracker.mark(self.session)
+        self._rescore_reasons(tracker, self.session)
+
+    @work(thread=True, exclusive=True, group="reasons", exit_on_error=False)
+    def _rescore_reasons(self, tracker: RunReasons, session: Session) -> None:
+        from ..core.errors import InputError
+
+        try:
+            reasons = tracker.load(session)
+        except InputError:
+            return  # the stored reasons stay; Triage says what is wrong with the run
+        self.post_message(ReasonsRescored(tracker, reasons))
+
+    @on(ReasonsRescored)
+    def _reasons_rescored(self, event: ReasonsRescored) -> None:
+        if event.tracker is not self._run_reasons:
+            return
+        self.reasons = event.reasons
+        self._update_reasons()  # edits made while it ran
+        self.announce()
+
+    def _update_reasons(self) -> None:
+        tracker = self._run_reasons
+        if tracker is None or tracker.state is None or tracker.run_path != self.run_path:
+            return
+        try:
+            reasons = tracker.update(self.session)
+        except TooBig:
+            tracker.mark(self.session)
+            self._rescore_reasons(tracker, self.session)
+            return
+        if reasons is not None:
+            self.reasons = reasons
+            self.announce()
 
     # -- one place where edits happen ------------------------------------------------------
     def edit(self, op: str, *args: Any, **kwargs: Any) -> Any:
@@ -389,6 +428,7 @@ class RagtriageApp(App[int]):
         return result
 
     def after_edit(self, case_ids: Iterable[str] | None = None, focus: str | None = None) -> None:
+        self._update_reasons()
         self.announce_document(case_ids, focus)
         if self.corpus is not None:
             self.check_stale()
@@ -424,11 +464,66 @@ class RagtriageApp(App[int]):
             return
         self.push_screen(StaleScreen())
 
-    def open_triage(self) -> None:
+    def open_triage(self, start: RunRequest | None = None) -> None:
+        """The Triage screen of the loaded run; with ``start``, of a new run started at once.
+
+        One Triage screen is kept (installed) per run, so going back to Cases and
+        returning does not read the run again."""
         from .screens.triage import TriageScreen
 
-        if self.mode == "triage" or self.run_path is not None:
-            self.push_screen(TriageScreen(self.run_path))
+        if start is not None:
+            screen = TriageScreen(None, start=start)
+        elif self.run_path is None:
+            self.notify("no run yet: ctrl+r runs the test set", severity="warning")
+            return
+        elif self._kept_triage() is not None:
+            self.push_screen(TRIAGE)
+            return
+        else:
+            screen = TriageScreen(self.run_path)
+        if self.is_screen_installed(TRIAGE):
+            self.uninstall_screen(TRIAGE)
+        self.install_screen(screen, TRIAGE)
+        self._triage_run = start.out if start is not None else self.run_path
+        self.push_screen(TRIAGE)
+
+    def _kept_triage(self) -> AppScreen | None:
+        """The installed Triage screen, if it shows the loaded run and loaded it."""
+        from .screens.triage import TriageScreen
+
+        if not self.is_screen_installed(TRIAGE) or self._triage_run != self.run_path:
+            return None
+        screen = self.get_screen(TRIAGE)
+        if not isinstance(screen, TriageScreen) or screen.load_error is not None:
+            return None
+        return screen
+
+    def open_run(self) -> None:
+        """Ask for a system, k and a run file; run the test set on the Triage screen."""
+        from .screens.run_dialog import RunDialog
+        from .triage_state import default_run_path
+
+        if not self.loaded:
+            self.notify("still loading the test set")
+            return
+        doc = self.doc
+        folder = self.run_path.parent if self.run_path is not None else doc.path.parent
+        system = "builtin"
+        if self.run_path is not None:
+            from .triage_state import read_meta
+
+            try:
+                system = read_meta(self.run_path).get("system") or system
+            except Exception:  # the dialog's default only; the run itself reports problems
+                pass
+
+        def chosen(req: RunRequest | None) -> None:
+            if req is not None:
+                self.open_triage(start=req)
+
+        self.push_screen(
+            RunDialog(system, doc.settings.k, default_run_path(folder, doc.path), len(doc)), chosen
+        )
 
     def cases_cursor(self) -> str | None:
         """The case under the Cases screen's cursor, if that screen is open."""
@@ -436,48 +531,6 @@ class RagtriageApp(App[int]):
             if isinstance(screen, CasesScreen):
                 return screen.table.current_id
         return None
-
-    # -- case operations shared by Cases and the editor --------------------------------------
-    def duplicate_case(self, case_id: str) -> str:
-        """Copy a case right after itself under a fresh id; returns the new id."""
-        doc = self.doc
-        case = doc.case(case_id)
-        taken = {c.id for c in doc.cases}
-        n = 2
-        new_id = f"{case_id}-copy"
-        while new_id in taken:
-            new_id = f"{case_id}-copy{n}"
-            n += 1
-        fields = case.model_dump(exclude_defaults=True)
-        fields["id"] = new_id
-        self.edit("add_case", doc.index_of(case_id) + 1, **fields)
-        self.notify(f"duplicated as {new_id}")
-        return new_id
-
-    def toggle_unanswerable(self, case_id: str) -> None:
-        case = self.doc.case(case_id)
-        if case.unanswerable:
-            self.edit("update_case", case_id, unanswerable=None)
-            self.notify(f"{case_id}: answerable again (✎ draft until a chunk is picked)")
-        else:
-            dropped = len(case.expected)
-            self.edit("update_case", case_id, unanswerable=True, expected=None)
-            msg = f"{case_id}: ∅ unanswerable"
-            if dropped:
-                msg += f" · its {dropped} expected chunk{'s' * (dropped != 1)} removed (ctrl+z to undo)"
-            self.notify(msg)
-
-    def delete_case(self, case_id: str, then: Any = None) -> None:
-        """Ask, then delete ``case_id`` (ctrl+z undoes); ``then()`` runs after a deletion."""
-
-        def answered(value: str | None) -> None:
-            if value == "yes":
-                self.edit("remove_case", case_id)
-                self.notify(f"deleted {case_id} (ctrl+z to undo)")
-                if then is not None:
-                    then()
-
-        self.push_screen(confirm(f"Delete case “{case_id}”?", "delete it", title="Delete case"), answered)
 
     # -- actions -----------------------------------------------------------------------
     def action_save(self) -> None:
@@ -532,18 +585,7 @@ class RagtriageApp(App[int]):
             elif value == "overwrite":
                 self.save(force=True)
 
-        self.push_screen(
-            Choice(
-                f"{self.testset_path.name} changed on disk since it was opened; it was not overwritten.",
-                [
-                    ("r", "reload", "reload it from disk and re-apply my edits"),
-                    ("o", "overwrite", "overwrite it with my version"),
-                    ("escape", "cancel", "cancel (keep editing, save later)"),
-                ],
-                title="File changed on disk",
-            ),
-            answered,
-        )
+        self.push_screen(conflict_question(self.testset_path.name), answered)
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def reload_keeping_edits(self) -> None:
@@ -575,8 +617,9 @@ class RagtriageApp(App[int]):
             return
         self._commit_screens()
         before = self._case_objects()
-        if self.session.undo():
-            self.notify("undone", timeout=1.5)
+        what = self.session.undo()
+        if what is not None:
+            self.notify(f"undone: {what}" if what else "undone", timeout=2)
             self.after_edit(focus=self._touched(before))
         else:
             self.notify("nothing to undo", timeout=1.5)
@@ -585,8 +628,9 @@ class RagtriageApp(App[int]):
         if not self.loaded:
             return
         before = self._case_objects()
-        if self.session.redo():
-            self.notify("redone", timeout=1.5)
+        what = self.session.redo()
+        if what is not None:
+            self.notify(f"redone: {what}" if what else "redone", timeout=2)
             self.after_edit(focus=self._touched(before))
         else:
             self.notify("nothing to redo", timeout=1.5)
@@ -619,18 +663,7 @@ class RagtriageApp(App[int]):
                 self.session.discard_recovery()
                 self.exit(0)
 
-        self.push_screen(
-            Choice(
-                "There are unsaved changes.",
-                [
-                    ("s", "save", "save and quit"),
-                    ("d", "discard", "quit without saving (discard)"),
-                    ("escape", "cancel", "cancel, keep editing"),
-                ],
-                title="Quit?",
-            ),
-            answered,
-        )
+        self.push_screen(quit_question(), answered)
 
     async def action_quit(self) -> None:
         """Textual's own Quit (the command palette's) asks about unsaved changes too."""

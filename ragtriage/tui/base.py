@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from textual import on
+from textual.binding import Binding
+from textual.containers import ScrollableContainer
 from textual.screen import ModalScreen, Screen
 
 from .messages import AppStateChanged, DocumentChanged
@@ -25,8 +27,25 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 
 
+def detail_bindings(screen: str) -> list[Binding]:
+    """J / K scroll a screen's detail pane from the list: at 80x24 the pane shows only
+    its first lines (the answer, must-contain, the candidates) and the list keeps focus."""
+    return [
+        Binding("J", "scroll_detail(3)", "Scroll detail down", show=False, id=f"{screen}.detail_down"),
+        Binding("K", "scroll_detail(-3)", "Scroll detail up", show=False, id=f"{screen}.detail_up"),
+    ]
+
+
 class AppScreen(Screen[R]):
     """A full screen of the ragtriage app."""
+
+    DETAIL: str | None = None  # the selector of the screen's scrollable detail pane
+
+    def action_scroll_detail(self, lines: int) -> None:
+        if self.DETAIL is None:
+            return
+        pane = self.query_one(self.DETAIL, ScrollableContainer)
+        pane.scroll_relative(y=lines, animate=False)
 
     @property
     def rt(self) -> RagtriageApp:

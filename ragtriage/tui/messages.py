@@ -123,6 +123,15 @@ class Reloaded(Message):
         self.ops = ops
 
 
+class ReasonsRescored(Message):
+    """The run's reasons, rescored against the test set (``tracker``: the RunReasons it came from)."""
+
+    def __init__(self, tracker: object, reasons: dict[str, str]) -> None:
+        super().__init__()
+        self.tracker = tracker
+        self.reasons = reasons
+
+
 class Notice(Message):
     """A toast from a worker thread."""
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from ..core.diagnosis import NOT_SCORED, PASSING
+
 # Never colour alone: a glyph and a word.
 FLAG_DRAFT = "draft"
 FLAG_UNANSWERABLE = "unanswerable"
 FLAG_STALE = "stale"
 FLAG_TEXT = {FLAG_DRAFT: "✎ draft", FLAG_UNANSWERABLE: "∅ unanswerable", FLAG_STALE: "⚠ stale"}
 
-PASS_REASONS = frozenset({"supported-correct", "appropriate-abstention"})
+PASS_REASONS = PASSING
 
 COLUMNS = ("id", "topic", "question", "expected", "flags", "reason")
 
@@ -59,8 +61,9 @@ def make_row(case, stale: bool = False, reason: str | None = None) -> Row:
     expected = ", ".join(case.expected)
     topic = case.topic or ""
     question = " ".join(case.question.split())
+    verdict = "" if not reason or reason in NOT_SCORED else ("pass" if reason in PASSING else "fail")
     hay = "\x00".join(
-        (case.id, topic, question, expected, " ".join(flags), reason or "", " ".join(case.tags))
+        (case.id, topic, question, expected, " ".join(flags), reason or "", verdict, " ".join(case.tags))
     )
     return Row(case.id, topic, question, expected, tuple(flags), reason or "", hay.lower())
 

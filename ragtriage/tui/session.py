@@ -79,6 +79,25 @@ def find_recovery(testset: Path | str) -> Recovery | None:
     return Recovery(rp, ops, data.get("base"), _file_digest(testset))
 
 
+def describe_op(op: str, args: tuple | list, kwargs: dict) -> str:
+    """One edit in words, for a toast: "garantía: expected, unanswerable", "new case x"."""
+    first = args[0] if args else None
+    if op == "update_case":
+        fields = ", ".join(k.replace("_", " ") for k in kwargs) or "no field"
+        if kwargs.get("id") and kwargs["id"] != first:
+            return f"{first}: renamed to {kwargs['id']}"
+        return f"{first}: {fields}"
+    if op == "add_case":
+        return f"new case {kwargs.get('id', '')}".rstrip()
+    if op == "remove_case":
+        return f"deleted case {first}"
+    if op == "move_case":
+        return f"moved case {first}"
+    if op == "set_label":
+        return f"label of {first}"
+    return op
+
+
 class Session:
     """A loaded document plus the log of edits made to it since the last save."""
 
@@ -92,6 +111,8 @@ class Session:
         # A save records labels as an undo step of its own; the user never made it, so
         # the next undo takes it together with the change before it (one ctrl+z, one change).
         self._labels_step = False
+        self._done: list[str] = []  # what each undo step did, in words (for the undo toast)
+        self._undone: list[str] = []
 
     # -- edits -------------------------------------------------------------------------
     def apply(self, op: str, *args, **kwargs):
@@ -103,6 +124,8 @@ class Session:
             raise ValueError(f"unknown operation {op!r}")
         result = getattr(self.doc, op)(*args, **kwargs)
         self._labels_step = False
+        self._done.append(describe_op(op, args, kwargs))
+        self._undone.clear()
         self._log({"op": op, "args": _jsonable(list(args)), "kwargs": _jsonable(kwargs)})
         return result
 
@@ -118,23 +141,29 @@ class Session:
     def set_label(self, chunk_id: str, label):
         return self.apply("set_label", chunk_id, label)
 
-    def undo(self) -> bool:
-        """Undo the last change (with the labels a save recorded for it)."""
+    def undo(self) -> str | None:
+        """Undo the last change (with the labels a save recorded for it); returns what
+        it undid, in words ("" when not known), or None when there was nothing to undo."""
         if self._labels_step:
             self._labels_step = False
             if self.doc.undo():
                 self._log({"op": "undo"})
         if self.doc.undo():
             self._log({"op": "undo"})
-            return True
-        return False
+            what = self._done.pop() if self._done else ""
+            self._undone.append(what)
+            return what
+        return None
 
-    def redo(self) -> bool:
+    def redo(self) -> str | None:
+        """Redo the last undone change; returns what it did, in words, or None."""
         self._labels_step = False
         if self.doc.redo():
             self._log({"op": "redo"})
-            return True
-        return False
+            what = self._undone.pop() if self._undone else ""
+            self._done.append(what)
+            return what
+        return None
 
     @property
     def dirty(self) -> bool:

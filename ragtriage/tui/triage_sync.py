@@ -4,14 +4,16 @@ The Triage screen shows a run's records; each relabel, undo, reload or edit made
 elsewhere changes the test set under them. :class:`RunSync` remembers the last
 state of the editing session it saw and answers, from the session's log of
 edits, which cases must be recomputed from their stored ranking: some ids, none,
-or all (``None``). :func:`rescore` and :func:`rescore_all` do the recomputing.
+or all (``None``). :func:`rescore` and :func:`rescore_all` do the recomputing;
+:class:`RunReasons` keeps the reasons the Cases screen shows rescored the same way.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .triage_state import Sidecar, TriageState, relabel_record
+from .triage_state import Sidecar, TriageState, load_triage, relabel_record
 
 if TYPE_CHECKING:
     from ..core.document import TestSetDocument
@@ -105,3 +107,50 @@ def rescore_all(records: list[dict], doc: TestSetDocument, k: int) -> list[dict]
             if r != rec:
                 new.append(r)
     return new
+
+
+class RunReasons:
+    """The reason of every case of a run, kept rescored against the test set as it is edited.
+
+    The Cases screen's reason column reads these, so that it says what Triage says: the
+    run file's stored reasons are those of the test set the run was made on."""
+
+    def __init__(self, run_path: Path) -> None:
+        self.run_path = run_path
+        self.state: TriageState | None = None
+        self.sync = RunSync()
+
+    def load(self, session: Session) -> dict[str, str]:
+        """Read the run and rescore every case against ``session`` (slow: call in a worker)."""
+        _meta, _summary, state, _side = load_triage(self.run_path)
+        for rec in rescore_all(list(state.records), session.doc, state.k):
+            state.replace(rec)
+        self.state = state
+        return self.reasons()
+
+    def mark(self, session: Session) -> None:
+        self.sync.mark(session)
+
+    def update(self, session: Session, *, limit: int = 5000) -> dict[str, str] | None:
+        """The reasons after the edits made since the last call, or None when none changed.
+
+        Recomputing every case of a run above ``limit`` cases (after an undo or a reload)
+        is left to :meth:`load`: raises :class:`TooBig` then."""
+        state = self.state
+        if state is None:
+            return None
+        ids = self.sync.changed(session)
+        if ids is not None and not ids:
+            return None
+        if ids is None and len(state) > limit:
+            raise TooBig(len(state))
+        return self.reasons() if rescore(state, ids, session.doc, None) else None
+
+    def reasons(self) -> dict[str, str]:
+        if self.state is None:
+            return {}
+        return {r["id"]: r["reason"] for r in self.state.records if r.get("reason")}
+
+
+class TooBig(Exception):
+    """Too many cases to recompute on the UI thread."""

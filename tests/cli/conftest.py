@@ -40,6 +40,9 @@ def cli_in(monkeypatch):
                 code = main([str(a) for a in args])
             except SystemExit as e:  # argparse usage errors
                 code = e.code if isinstance(e.code, int) else 2
+        from ragtriage.core import secrets
+
+        secrets.forget_all()  # a process forgets its secrets when it ends; so does this run
         return subprocess.CompletedProcess(list(args), int(code), out.getvalue(), err.getvalue())
 
     return run

@@ -37,6 +37,12 @@ def _fifo(tmp_path):
         (["validate", "{ts}", "--corpus", "{fifo}"], "FIFO"),
         (["diff", "{fifo}", "{fifo}"], "FIFO"),
         (["import", "{big}", "--format", "jsonl", "-o", "{tmp}/new.yaml"], "too long to read"),
+        (["sweep", "{ts}", "--k", "1-2", "--threshold", "nan"], "--threshold"),
+        (["sweep", "{ts}", "--k", "1-2", "--threshold", "0.2,inf"], "--threshold"),
+        (["run", "{ts}", "--concurrency", "100000000"], "--concurrency"),
+        (["run", "{ts}", "--retries", "100000000"], "--retries"),
+        (["export", "{ts}", "--format", "csv", "-o", ""], "empty path"),
+        (["validate", "{ts}", "--json", ""], "empty path"),
     ],
 )
 def test_located_exit_2(cli_in, shop, tmp_path, argv, where):
@@ -146,3 +152,58 @@ def test_a_lone_surrogate_in_an_import_is_located(cli_in, tmp_path, fmt, content
     r = cli_in("import", src, "--format", fmt, "-o", tmp_path / "new.yaml")
     assert r.returncode == 2 and "surrogate" in r.stderr, r.stderr
     assert not (tmp_path / "new.yaml").exists()
+
+
+_M = '{"type": "meta", "testset": "shop-es.yaml", "system": "builtin", "k": 3}'
+_C = '{"type": "case", "id": "devolucion", "reason": "retrieval-miss"'
+BAD_RUNS = {
+    "empty": "",
+    "blank lines": "\n\n\n",
+    "not json": "hello\n",
+    "json array": "[1, 2]\n",
+    "no meta first": _C + "}\n",
+    "meta k zero": _M.replace('"k": 3', '"k": 0') + "\n",
+    "meta k true": _M.replace('"k": 3', '"k": true') + "\n",
+    "meta k huge": _M.replace('"k": 3', '"k": ' + "9" * 30) + "\n",
+    "meta k string": _M.replace('"k": 3', '"k": "3"') + "\n",
+    "meta testset number": _M.replace('"shop-es.yaml"', "5") + "\n",
+    "meta system list": _M.replace('"builtin"', "[1]") + "\n",
+    "two metas": _M + "\n" + _M + "\n",
+    "case without id": _M + '\n{"type": "case", "reason": "x"}\n',
+    "case id number": _M + '\n{"type": "case", "id": 5, "reason": "x"}\n',
+    "case without reason": _M + '\n{"type": "case", "id": "a"}\n',
+    "case reason number": _M + '\n{"type": "case", "id": "a", "reason": 1}\n',
+    "ranking string": _M + "\n" + _C + ', "ranking": "a"}\n',
+    "ranking mixed": _M + "\n" + _C + ', "ranking": [1, null, {}]}\n',
+    "expected number": _M + "\n" + _C + ', "expected": 5}\n',
+    "reasons numbers": _M + "\n" + _C + ', "reasons": [1]}\n',
+    "tokens huge": _M + "\n" + _C + ', "tokens": 1e30}\n',
+    "tokens negative": _M + "\n" + _C + ', "tokens": -1}\n',
+    "answer object": _M + "\n" + _C + ', "answer": {}}\n',
+    "duplicate case": _M + "\n" + _C + "}\n" + _C + "}\n",
+    "unknown type": _M + '\n{"type": "weird"}\n',
+    "deep nesting": _M + "\n" + _C + ', "x": ' + "[" * 2000 + "]" * 2000 + "}\n",
+    "nul bytes": "\x00" * 100,
+    "not utf-8": "\xff\xfe".encode("latin-1").decode("latin-1") + "\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_RUNS))
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "{ts}", "--run", "{run}"],
+        ["diff", "{run}", "{run}"],
+        ["export", "{ts}", "--format", "trec", "--run", "{run}", "-o", "{tmp}/q.qrels"],
+        ["export", "{ts}", "--format", "ragas", "--run", "{run}"],
+    ],
+    ids=["check", "diff", "export-trec", "export-ragas"],
+)
+def test_bad_run_files_are_located_exit_2(cli_in, shop, tmp_path, name, command):
+    """Issue 12: bad run files through every command that reads one (a traceback escaping
+    cli.main fails the test, as it would print one)."""
+    run = tmp_path / "bad.jsonl"
+    run.write_bytes(BAD_RUNS[name].encode("utf-8", "surrogateescape"))
+    r = cli_in(*[a.format(ts=shop, run=run, tmp=tmp_path) for a in command])
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert str(run) in r.stderr

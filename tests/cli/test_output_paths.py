@@ -58,11 +58,18 @@ def test_report_through_a_symlink_writes_the_target_and_keeps_the_link(cli_in, s
     assert "bars" in json.loads(target.read_text())
 
 
-def test_report_to_dev_null_leaves_the_device(cli_in, shop, tmp_path):
-    before = os.stat("/dev/null")
-    r = cli_in("validate", shop, "--json", "/dev/null")
+def test_report_to_a_device_leaves_the_device(cli_in, shop, tmp_path):
+    """A private null device (mknod needs root, as in most CI containers): a failing
+    run of this test must never replace the machine's own /dev/null."""
+    dev = tmp_path / "null"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("mknod needs root; without it a report could not replace a device either")
+    before = os.stat(dev)
+    r = cli_in("validate", shop, "--json", dev)
     assert r.returncode in (0, 1), r.stderr
-    after = os.stat("/dev/null")
+    after = os.lstat(dev)
     assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
 
 
@@ -72,7 +79,6 @@ def test_report_to_dev_stdout_lands_on_stdout(cli_process, shop, tmp_path):
     assert r.returncode in (0, 1), r.stderr
     report = r.stdout[r.stdout.index("{") :]
     assert json.loads(report)["testset"] == str(shop)
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
 # ------------------------------------------------------------------ #8 an output that is an input
@@ -120,3 +126,13 @@ def test_diff_report_over_a_run_is_refused(cli_in, shop, tmp_path):
     r = cli_in("diff", run, run, "--markdown", link)
     assert r.returncode == 2 and "is also an input" in r.stderr
     assert run.read_bytes() == data and link.is_symlink()
+
+
+def test_export_trec_run_beside_the_qrels_never_replaces_the_input_run(cli_in, shop, tmp_path):
+    run = tmp_path / "x.run"
+    r = cli_in("run", shop, "--out", run, "--quiet")
+    assert r.returncode == 0, r.stderr
+    data = run.read_bytes()
+    r = cli_in("export", shop, "--format", "trec", "--run", run, "-o", tmp_path / "x.qrels")
+    assert r.returncode == 2 and "is also an input" in r.stderr
+    assert run.read_bytes() == data and not (tmp_path / "x.qrels").exists()

@@ -2,15 +2,19 @@
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+import ragtriage.core.evaluate as ev
 from ragtriage.cli import build_parser
+from ragtriage.cli import main as cli_main
 from ragtriage.core.summary import SUMMARY_KEYS
 from tests.conftest import ROOT, TESTSETS
 from tests.evalkit import Server, write_testset
@@ -184,3 +188,92 @@ def test_sweep_k_range(cli, tmp_path):
     assert r.returncode == 0, r.stderr
     rows = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))["rows"]
     assert [x["k"] for x in rows] == [1, 2, 3, 4]
+
+
+def test_triage_finds_the_test_set_moved_next_to_the_run(cli, tmp_path):
+    """`run` writes the test set's absolute path; a run copied elsewhere together with its
+    test set (a CI artifact) was refused with 'pass --testset' though the file sat beside it."""
+    import shutil
+
+    from ragtriage.core.evaluate import evaluate
+    from ragtriage.tui.triage_state import read_meta, resolve_testset
+    from tests.conftest import TESTSETS
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir(), b.mkdir()
+    for name in ("shop-es.yaml", "shop-es.chunks.jsonl"):
+        shutil.copy(TESTSETS / name, a / name)
+    evaluate(a / "shop-es.yaml", "builtin", out=a / "run.jsonl")
+    for name in ("shop-es.yaml", "shop-es.chunks.jsonl", "run.jsonl"):
+        shutil.move(a / name, b / name)
+    run = b / "run.jsonl"
+    assert read_meta(run)["testset"] == str(a / "shop-es.yaml")
+    assert resolve_testset(run, read_meta(run)) == b / "shop-es.yaml"
+    r = cli("triage", run)  # no terminal in tests: it gets past the test set, then asks for a TTY
+    assert r.returncode == 2
+    assert "not found" not in r.stderr and "needs a terminal" in r.stderr
+
+
+def test_interrupted_run_hint_resumes_with_the_same_k(tmp_path, monkeypatch, capsys):
+    ts = write_testset(tmp_path / "ts")  # the test set's k is 2
+    out = tmp_path / "r.jsonl"
+    real = ev.evaluate
+
+    def stop_after_first(*a, **kw):
+        cancel = threading.Event()
+        inner = kw.get("on_record")
+
+        def on_record(rec):
+            cancel.set()
+            if inner:
+                inner(rec)
+
+        kw.update(cancel=cancel, on_record=on_record)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(ev, "evaluate", stop_after_first)
+    code = cli_main(["run", str(ts), "--k", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 130, err
+    hint = err.split("continue with: ", 1)[1].strip()
+    argv = shlex.split(hint)
+    assert argv[:2] == ["ragtriage", "run"] and "--resume" in argv
+    monkeypatch.setattr(ev, "evaluate", real)
+    code = cli_main(argv[1:])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert lines[0]["k"] == 1 and lines[-1]["type"] == "summary" and lines[-1]["k"] == 1
+    assert len([x for x in lines if x["type"] == "case"]) == 5
+
+
+def test_unlabelled_case_row_still_says_why(tmp_path, capsys):
+    """The record's `why` is empty for a supported unlabelled case (formats.md §4);
+    the table still tells a person what is missing."""
+    from tests.evalkit import YAML
+
+    yaml = YAML.replace("    expected: [garantía-1]\n", "")
+    ts = write_testset(tmp_path / "ts", yaml)
+    out = tmp_path / "r.jsonl"
+    assert cli_main(["run", str(ts), "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    row = next(line for line in text.splitlines() if line.startswith("garantía "))
+    assert "unlabelled" in row and "no expected chunk yet" in row
+    rec = next(json.loads(x) for x in out.read_text(encoding="utf-8").splitlines() if '"garantía"' in x)
+    assert rec["reason"] == "unlabelled" and (rec["why"] == "") == rec["supported"]
+
+
+def test_json_report_that_cannot_be_written_is_bad_input_not_a_traceback(cli, tmp_path):
+    """A --json PATH under a plain file: exit 2 with the path named, before any work."""
+    ts = write_testset(tmp_path / "ts")
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    target = blocker / "summary.json"
+    for argv in (
+        ["validate", ts, "--json", target],
+        ["run", ts, "--out", tmp_path / "r.jsonl", "--json", target],
+    ):
+        r = cli(*argv)
+        assert r.returncode == 2, (argv, r.stderr)
+        assert "Traceback" not in r.stderr and str(target) in r.stderr and "--json" in r.stderr
+    assert not (tmp_path / "r.jsonl").exists()  # refused before running

@@ -240,3 +240,119 @@ def test_a_chunk_text_with_a_lone_surrogate_is_not_silently_left_unrecorded(tmp_
     back = TestSetDocument.load(p, use_cache=False)
     assert back.labels["c2"].text == "bien también\x85"
     assert back.labels["c1"].text == "bien"
+
+
+# ---------------------------------------------------------------- saving: what is on disk
+
+
+def _edited(p):
+    doc = TestSetDocument.load(p)
+    doc.update_case("a", question="nueva")
+    return doc
+
+
+def test_a_same_size_change_with_its_mtime_restored_is_detected(tmp_path):
+    import os
+
+    from ragtriage.core.errors import ConflictError
+
+    p = tmp_path / "t.yaml"
+    p.write_text(HEAD + "  - id: a\n    question: uno\n", encoding="utf-8")
+    st = os.stat(p)
+    doc = _edited(p)
+    p.write_text(HEAD + "  - id: a\n    question: dos\n", encoding="utf-8")  # same size
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))  # as rsync -a / cp -p leave it
+    assert doc.changed_on_disk()
+    with pytest.raises(ConflictError):
+        doc.save()
+    assert "dos" in p.read_text(encoding="utf-8")
+
+
+def test_a_read_only_test_set_is_not_replaced(tmp_path):
+    import os
+
+    p = tmp_path / "t.yaml"
+    p.write_text(HEAD + "  - id: a\n    question: uno\n", encoding="utf-8")
+    os.chmod(p, 0o444)
+    doc = _edited(p)
+    with pytest.raises(TestSetError, match="read-only"):
+        doc.save()
+    assert "uno" in p.read_text(encoding="utf-8") and os.stat(p).st_mode & 0o777 == 0o444
+    assert doc.save(allow_read_only=True)  # the explicit override
+    assert "nueva" in p.read_text(encoding="utf-8")
+
+
+def test_saving_through_a_symlink_writes_the_target_and_keeps_the_link(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "c.jsonl").write_text('{"id": "c1", "text": "uno"}\n', encoding="utf-8")
+    target = real / "t.yaml"
+    target.write_text("version: 1\ncorpus: c.jsonl\ncases:\n  - id: a\n    question: uno\n", encoding="utf-8")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(target)
+    doc = TestSetDocument.load(link)
+    assert doc.corpus_path is not None and doc.corpus_path.resolve() == (real / "c.jsonl").resolve()
+    doc.update_case("a", question="nueva", expected=("c1",))
+    assert doc.save()
+    assert link.is_symlink()
+    back = TestSetDocument.load(target, use_cache=False)
+    assert back.case("a").question == "nueva"
+    assert back.labels["c1"].text == "uno"  # the corpus was found beside the real file
+
+
+def test_the_reopen_cache_keeps_one_entry_per_test_set_and_stale_temp_files_go(tmp_path):
+    import os
+    import time
+
+    p = tmp_path / "t.yaml"
+    p.write_text(HEAD + "  - id: a\n    question: uno\n", encoding="utf-8")
+    old_tmp = tmp_path / ".t.yaml.abc123.tmp"  # left by a killed save
+    old_tmp.write_bytes(b"half")
+    hour_ago = time.time() - 7200
+    os.utime(old_tmp, (hour_ago, hour_ago))
+    fresh_tmp = tmp_path / ".t.yaml.def456.tmp"  # another process writing right now
+    fresh_tmp.write_bytes(b"busy")
+    doc = TestSetDocument.load(p)
+    for i in range(5):
+        doc.update_case("a", question=f"versión {i}")
+        doc.save()
+    assert len(list(cache_dir().glob("ts-*.bin"))) == 1
+    assert not old_tmp.exists() and fresh_tmp.exists()
+    assert TestSetDocument.load(p).case("a").question == "versión 4"
+
+
+# ---------------------------------------------------------------- numbers a test set cannot mean
+
+
+@pytest.mark.parametrize(
+    "text,line,fragment",
+    [
+        ("version: 1\nk: " + "1" * 5000 + "\ncases:\n  - id: a\n    question: q\n", 2, "digits"),
+        (HEAD + "  - id: a\n    question: q\nlabels:\n  c:\n    start: " + "9" * 4301 + "\n", 7, "digits"),
+        (HEAD + "  - id: a\n    question: q\n    unanswerable: " + "1" * 4400 + "\n", 5, "digits"),
+        ("version: 1\nk: true\ncases:\n  - id: a\n    question: q\n", 2, "whole number"),
+        (HEAD + "  - id: a\n    question: q\nlabels:\n  c:\n    start: true\n", 6, "whole number"),
+        ("version: 1\nk: 99999999999999999999999\ncases:\n  - id: a\n    question: q\n", 2, "at most"),
+    ],
+    ids=[
+        "k-5000-digits",
+        "label-start-4301-digits",
+        "unanswerable-4400-digits",
+        "k-true",
+        "start-true",
+        "k-huge",
+    ],
+)
+def test_numbers_a_test_set_cannot_mean_are_located_problems(tmp_path, text, line, fragment):
+    got = load_problems(tmp_path, text)
+    assert any(g.startswith(f"F:{line}: ") and fragment in g for g in got), got
+
+
+def test_a_multi_line_flow_case_with_comments_inside_is_refused_not_stripped(tmp_path):
+    p = tmp_path / "t.yaml"
+    text = HEAD + "  - {id: a,   # el id\n     question: uno}\n"
+    p.write_text(text, encoding="utf-8")
+    doc = TestSetDocument.load(p)
+    with pytest.raises(TestSetError, match="comment"):
+        doc.update_case("a", question="dos")
+    assert doc.text == text and not doc.dirty

@@ -480,3 +480,38 @@ def test_exchange_package_names_resolve_and_formats_are_the_clis():
     for cmd in ("export", "import"):
         fmt = next(a for a in subs[cmd]._actions if a.dest == "format")
         assert tuple(fmt.choices) == exchange.FORMATS
+
+
+HOSTILE_IMPORTS = {
+    "bom only": b"\xef\xbb\xbf",
+    "nul": b"\x00" * 64,
+    "not utf-8": b"\xff\xfe\xfa\n",
+    "huge integer": b'{"id": "a", "question": "q", "k": ' + b"9" * 5000 + b"}\n",
+    "deep nesting": b'{"x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
+    "surrogate": b'{"id": "a", "question": "\\ud800", "user_input": "\\ud800", "input": "\\ud800"}\n',
+    "array of numbers": b"[1, 2, 3]\n",
+    "a string": b'"hello"\n',
+    "one line of nothing": b"\n \n\t\n",
+}
+
+
+@pytest.mark.parametrize("content", sorted(HOSTILE_IMPORTS))
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "ragas", "deepeval", "trec"])
+def test_hostile_import_files_are_located_problems(tmp_path, fmt, content):
+    """Every reader: an InputError naming the file, never another exception."""
+    p = tmp_path / f"hostile.{fmt}"
+    p.write_bytes(HOSTILE_IMPORTS[content])
+    with pytest.raises(InputError) as e:
+        read_import(p, fmt)
+    assert all(pr.file == str(p) for pr in e.value.problems)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "deepeval"])
+def test_special_files_are_refused_as_imports(tmp_path, fmt):
+    import os
+
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path, "/dev/zero"):
+        with pytest.raises(InputError):
+            read_import(path, fmt)

@@ -193,6 +193,33 @@ def test_429_is_retried_then_succeeds_and_retries_run_out(tmp_path):
         assert len(m.requests) == 2
 
 
+def test_retry_after_of_a_429_is_the_wait_before_the_next_call(tmp_path, monkeypatch):
+    import asyncio
+
+    from ragtriage.core.judge import client
+
+    waits: list[float] = []
+    real_sleep = asyncio.sleep
+
+    async def recording_sleep(delay, *a, **kw):
+        waits.append(delay)
+        return await real_sleep(0)
+
+    monkeypatch.setattr(client.asyncio, "sleep", recording_sleep)
+    replies = iter(
+        [
+            Reply(status=429, raw=b'{"error": "slow down"}', headers={"Retry-After": "7"}),
+            Reply(status=429, raw=b'{"error": "slow down"}', headers={"Retry-After": "3600"}),
+            verdict(True, True),
+        ]
+    )
+    with FakeModel(lambda req: next(replies)) as m:
+        rec = _records()[0]
+        _run(_judge(m, tmp_path, retries=2), [rec])
+    assert rec["judge"]["supported"] is True
+    assert waits[:2] == [7.0, client.MAX_WAIT]  # as the server asked, then bounded
+
+
 def test_slow_reply_times_out(tmp_path):
     with FakeModel(lambda req: Reply(verdict(True, True).content, delay=0.5)) as m:
         rec = _records()[0]

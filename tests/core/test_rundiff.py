@@ -267,3 +267,32 @@ def test_a_fifo_as_run_file_is_refused_not_waited_on(tmp_path):
     with pytest.raises(InputError) as e:
         read_run(p)
     assert "FIFO" in str(e.value.problems[0])
+
+
+def test_read_meta_refuses_a_fifo(tmp_path):
+    import os
+
+    from ragtriage.core.runfile import read_meta
+
+    p = tmp_path / "run.jsonl"
+    os.mkfifo(p)
+    with pytest.raises(InputError, match="FIFO"):
+        read_meta(p)
+
+
+def test_a_field_json_cannot_encode_is_written_as_text_not_a_crash(tmp_path):
+    """Issue 12 #13: a python: system returning bytes, a set or a 70-bit integer crashed the run."""
+    from ragtriage.core.runfile import RunWriter
+
+    p = tmp_path / "run.jsonl"
+    rec = {
+        "type": "case",
+        "id": "a",
+        "reason": "x",
+        "extra": {"blob": b"\xff", "s": {2, 1}, "big": 2**70, "o": object},
+    }
+    with RunWriter(p, {"type": "meta", "k": 3}) as w:
+        w.write_case(rec)
+    extra = read_run(p).cases[0]["extra"]
+    assert extra["s"] == [1, 2] and extra["big"] == str(2**70) and extra["blob"] == "\ufffd"
+    assert "object" in extra["o"]

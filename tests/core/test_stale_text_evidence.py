@@ -195,3 +195,14 @@ def test_a_chunk_whose_doc_is_not_a_string_names_no_document(tmp_path):
     lab = {"text": P2, "doc": DOC, "start": len(P1) + 2, "end": len(P1) + 2 + len(P2)}
     report = staleness.check_labels([("q", "returns?", ("x",))], {"x": lab}, p)
     assert [(e.status, e.candidates) for e in report.labels] == [("moved", [("b", 1.0)])]
+
+
+def test_a_short_label_held_by_its_own_id_over_its_old_span_is_fixed():
+    """The heading "5.1. More on Lists" inside its own id, at the same offsets: proof enough."""
+    text = "Intro words here. Yes, of course. And more after it."
+    at = text.index("Yes")
+    lab = {"text": "Yes, of course.", "doc": DOC, "start": at, "end": at + len("Yes, of course.")}
+    e, _ = judge(lab, [Chunk("y", text, DOC, 0, len(text))], cid="y")
+    assert (e.status, e.fix, e.candidates[0][0]) == ("merged", "auto", "y")
+    e, _ = judge(lab, [Chunk("y", text, DOC, 5, 5 + len(text))], cid="y")  # the offsets moved
+    assert (e.status, e.fix) == ("merged", "review")

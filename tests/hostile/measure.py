@@ -105,7 +105,7 @@ def main_python(src: Path) -> None:
 
     print("| python: system | exit | traceback | cases recorded as errors | peak MB |")
     print("|---|---|---|---|---|")
-    for attr in [a for a, _ in FAILING] + ["hangs"]:
+    for attr in [a for a, _ in FAILING] + ["hangs", "blocks_async"]:
         with tempfile.TemporaryDirectory() as d:
             folder = Path(d)
             for name in ("shop-es.yaml", "shop-es.chunks.jsonl"):

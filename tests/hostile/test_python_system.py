@@ -36,6 +36,12 @@ def hangs(q, k):
 async def hangs_async(q, k):
     await asyncio.sleep(3600)
 
+async def blocks_async(q, k):
+    time.sleep(3600)
+
+async def exits_async(q, k):
+    raise SystemExit(4)
+
 def surrogate(q, k):
     return {"answer": "bad \\ud800 text"}
 
@@ -66,6 +72,7 @@ FAILING = [
     ("raises_unprintable", "Unprintable"),
     ("exits", "SystemExit"),
     ("hangs_async", "timeout"),
+    ("exits_async", "SystemExit"),
     ("surrogate", "cannot be written as JSON"),
     ("surrogate_id", "cannot be written as JSON"),
     ("huge_tokens", "tokens: must be a whole number, got 1000000000000000000000000000000"),
@@ -117,3 +124,15 @@ def test_a_call_that_never_returns_does_not_keep_the_process_alive(module, tmp_p
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "no answer within 0.5 s (timeout)" in (tmp_path / "run.jsonl").read_text()
+
+
+def test_an_async_system_that_blocks_its_loop_still_times_out(module, tmp_path, testset):
+    """``async def`` calling time.sleep(3600): every case ends at --timeout, and so does the process."""
+    proc = run_cli(
+        "run", testset, "--system", f"python:{module}:blocks_async", "--timeout", "0.5", "--retries", "0",
+        "--out", tmp_path / "run.jsonl", cwd=tmp_path, timeout=90,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    cases = [orjson.loads(x) for x in (tmp_path / "run.jsonl").read_bytes().splitlines()][1:-1]
+    assert [c["error"] for c in cases] == ["no answer within 0.5 s (timeout)"] * 8

@@ -45,6 +45,8 @@ async def test_one_ctrl_z_undoes_a_triage_relabel_even_after_a_save(shop_run, si
         await settle(app, pilot)
         assert app.doc.case("garantía") == before
         assert screen.state.record("garantía")["reason"] == reason
+        toasts = [n.message for n in app._notifications]
+        assert "undone: garantía: unanswerable, expected" in toasts  # says what it undid
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -125,3 +127,106 @@ async def test_renaming_an_id_then_escape_lands_on_the_renamed_case(shop, size):
         assert isinstance(screen, CasesScreen)
         assert screen.table.current_id == f"{cid}-bis"
         assert f"{cid}-bis" in app.doc and cid not in app.doc
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_standalone_triage_reaches_cases_with_escape_and_comes_back(shop_run, size):
+    ts, run = shop_run
+    app = make_app(ts, run, mode="triage", recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        triage = app.screen
+        assert type(triage).__name__ == "TriageScreen"
+        failures = triage.state.failures()
+        await pilot.press("escape")
+        await settle(app, pilot)
+        cases = app.screen
+        assert isinstance(cases, CasesScreen)
+        assert len(cases.rows) == len(app.doc)
+        assert cases.table.show_reason and app.reasons  # the run's reasons in the table
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert app.screen is triage  # kept: the run is not read again
+        assert triage.state.failures() == failures
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is cases
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_run_from_the_cases_screen_without_a_run(shop_run, size):
+    ts, _run = shop_run
+    app = make_app(ts, None, recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CasesScreen)  # no run yet: nothing to triage
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert type(app.screen).__name__ == "RunDialog"
+        await pilot.press("ctrl+j")  # builtin, the test set's k, a new run file beside it
+        await settle(app, pilot)
+        triage = app.screen
+        assert type(triage).__name__ == "TriageScreen"
+        assert len(triage.state) == len(app.doc) and not triage.running
+        assert app.run_path is not None and app.run_path.parent == ts.parent and app.run_path.exists()
+        await pilot.press("escape")
+        await settle(app, pilot)
+        cases = app.screen
+        assert isinstance(cases, CasesScreen)
+        assert set(app.reasons) == {c.id for c in app.doc.cases}
+        assert cases.table.show_reason
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert app.screen is triage
+
+
+async def test_cases_shows_reasons_rescored_against_the_current_test_set(shop_run):
+    """`edit --run` on a test set changed since the run, then an edit on Cases: the reason
+    column says what Triage would say, not what the run file stored."""
+    from ragtriage.core.document import TestSetDocument
+
+    ts, run = shop_run
+    doc = TestSetDocument.load(ts, use_cache=False)
+    doc.update_case("garantía", unanswerable=True, expected=None)  # changed since the run
+    doc.save()
+    app = make_app(ts, run, recovery=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert app.reasons["garantía"] == "appropriate-abstention"  # the run stored unnecessary-abstention
+        cases = app.screen
+        await goto(pilot, cases, "garantía")
+        await pilot.press("u")  # answerable again: no expected chunk yet
+        await settle(app, pilot)
+        assert app.reasons["garantía"] != "appropriate-abstention"
+        await pilot.press("t")
+        await settle(app, pilot)
+        triage = app.screen
+        assert triage.state.record("garantía")["reason"] == app.reasons["garantía"]
+
+
+async def test_at_80_by_24_J_and_K_scroll_the_detail_panes_from_the_list(shop_run):
+    ts, run = shop_run
+    app = make_app(ts, run, mode="triage", recovery=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        triage = app.screen
+        await goto(pilot, triage, "tarjeta-rechazada")
+        pane = triage.query_one("#triage-case")
+        assert pane.max_scroll_y > 0  # the answer and must-contain lines are below the fold
+        await pilot.press("J", "J", "J")
+        assert pane.scroll_y > 0
+        assert triage.table.current_id == "tarjeta-rechazada"  # the list keeps its cursor
+        await pilot.press("K", "K", "K", "K")
+        assert pane.scroll_y == 0
+        await pilot.press("escape")
+        await settle(app, pilot)
+        cases = app.screen
+        await goto(pilot, cases, "garantía")
+        cases.flush_detail()
+        await pilot.pause()
+        detail = cases.query_one("#detail")
+        assert detail.max_scroll_y > 0  # two expected chunks: more than the pane shows
+        await pilot.press("J")
+        assert detail.scroll_y > 0

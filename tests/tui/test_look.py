@@ -58,3 +58,93 @@ async def test_checkboxes_read_checked_or_not(shop):
         await pilot.press("space")
         await settle(app, pilot)
         assert box.render().plain.strip() == "[ ] expect all"
+
+
+def footer_keys(screen) -> tuple[list, object]:
+    """(the footer's key widgets left to right, the palette key) of ``screen``."""
+    from textual.widgets._footer import FooterKey
+
+    from ragtriage.tui.widgets.footer import Footer
+
+    footer = screen.query_one(Footer)
+    keys = [k for k in footer.query(FooterKey) if not k.has_class("-command-palette")]
+    palette = footer.query_one(".-command-palette")
+    return keys, palette
+
+
+def assert_footer_fits(screen) -> None:
+    from ragtriage.tui.widgets.footer import Footer
+
+    keys, palette = footer_keys(screen)
+    assert keys
+    for k in keys:  # every key shown whole, left of the palette key: nothing cut
+        assert k.region.width >= len(k.key_display) + len(k.description)
+        assert k.region.right <= palette.region.x, (k.key_display, k.description)
+    assert palette.region.right <= screen.size.width  # the palette lists every key
+    footer = screen.query_one(Footer)
+    if footer.hidden:  # what is left out is counted, and where it is
+        more = footer.query_one(".footer-more")
+        assert f"+{footer.hidden} more in ^p" in str(more.render())
+        assert more.region.right <= palette.region.x
+    if not isinstance(screen.focused, Input):  # ? types into a field; elsewhere it is shown
+        assert any(k.action.endswith("help") for k in keys)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_every_footer_shows_whole_keys_and_help_at_80_and_120_columns(shop, size):
+    from ragtriage.core.evaluate import evaluate
+
+    evaluate(shop, "builtin", out=shop.parent / "run.jsonl")
+    app = make_app(shop, run_path=shop.parent / "run.jsonl", recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        cases = app.screen
+        cases.table.focus()
+        await settle(app, pilot)
+        assert_footer_fits(cases)
+        for key, name in (("enter", "EditorScreen"), ("p", "PickerScreen"), ("t", "TriageScreen")):
+            await pilot.press(key)
+            await settle(app, pilot)
+            assert type(app.screen).__name__ == name
+            assert_footer_fits(app.screen)
+            await pilot.press("escape", "escape")
+            await settle(app, pilot)
+            assert app.screen is cases
+            cases.table.focus()
+
+
+async def test_the_detail_pane_scrolls_by_keys_at_80_by_24(shop):
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        cases = app.screen
+        cases.table.focus()
+        assert cases.table.move_to("garantía")  # two chunks, a note: taller than the pane
+        await settle(app, pilot)
+        detail = cases.query_one("#detail")
+        assert detail.max_scroll_y > 0
+        await pilot.press("tab")
+        assert app.focused is detail
+        await pilot.press("pagedown")
+        await pilot.pause()  # (not settle: it re-shows the detail, from the top)
+        assert detail.scroll_y > 0
+        await pilot.press("home")
+        await pilot.pause()
+        assert detail.scroll_y == 0
+        await pilot.press("shift+tab")  # back to the table, keys move cases again
+        assert app.focused is cases.table
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_stale_list_never_wraps_an_id(shop, size):
+    app = make_app(shop, corpus_path=shop.parent / "rechunked.chunks.jsonl", recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        app.screen.table.focus()
+        await pilot.press("r")
+        await settle(app, pilot)
+        lst = app.screen.query_one("#stale-list")
+        # two lines per label, whatever the width (⚠ case id; label · status): none wrapped
+        assert lst.virtual_size.height == 2 * lst.option_count
+        await pilot.press("tab")
+        assert app.focused is app.screen.query_one("#stale-detail")

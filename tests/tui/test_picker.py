@@ -132,5 +132,9 @@ async def test_space_in_the_search_box_toggles_the_highlighted_hit_after_arrow_k
         await pilot.press("x", "backspace", "space")  # typing again: space types
         await settle(app, pilot)
         assert query.value == "Garantie Rücksendung  "
-        await pilot.press("tab")  # Tab still moves focus, to the results
+        await pilot.press("down", "tab")  # Tab still moves focus, to the results
         assert app.focused is picker.query_one("#results")
+        await pilot.press("slash", "space")  # back in the box: space types again
+        await settle(app, pilot)
+        assert app.focused is query and query.value == " "  # (/ selects the query: typing replaces it)
+        assert app.session.doc.case("sonntag").expected == (second,)

@@ -87,3 +87,17 @@ def test_read_reasons_skips_meta_and_summary(tmp_path):
     p = tmp_path / "run.jsonl"
     p.write_text('{"type":"meta"}\n{"type":"case","id":"a","reason":"retrieval-miss"}\n{"type":"summary"}\n')
     assert read_reasons(p) == {"a": "retrieval-miss"}
+
+
+def test_the_filter_finds_passes_and_failures_by_word():
+    from ragtriage.core.schema import Case
+    from ragtriage.tui.rows import make_row
+
+    cases = [Case(id=f"c{i}", question="q", expected=["x"]) for i in range(4)]
+    reasons = ["wrong-answer", "supported-correct", "error", None]
+    rows = CaseRows()
+    rows.replace([make_row(c, reason=r) for c, r in zip(cases, reasons)])
+    rows.set_filter("fail")
+    assert [rows.visible(i).id for i in range(len(rows))] == ["c0"]
+    rows.set_filter("pass")
+    assert [rows.visible(i).id for i in range(len(rows))] == ["c1"]

@@ -157,10 +157,13 @@ class Ids:
         return cid
 
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
 def has_surrogate(v: object) -> bool:
     """A lone surrogate (``"\\ud800"`` in JSON) somewhere in ``v``: not text, no file can hold it."""
     if isinstance(v, str):
-        return not v.isascii() and any("\ud800" <= ch <= "\udfff" for ch in v)
+        return not v.isascii() and _SURROGATES.search(v) is not None
     if isinstance(v, (list, tuple)):
         return any(has_surrogate(x) for x in v)
     if isinstance(v, dict):

@@ -67,7 +67,7 @@ def _list_from_cell(cell: str, fld: str, row: _Row) -> list[str] | None:
     if s.startswith("["):
         try:
             v = json.loads(s)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # includes 4,301+ digit integers
             v = None
         if isinstance(v, list) and all(isinstance(x, str) for x in v):
             return v

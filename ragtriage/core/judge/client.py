@@ -24,7 +24,7 @@ import orjson
 from .. import secrets
 from ..errors import InputError, Problem
 from ..systems import CaseError
-from ..systems.http import parse_answer, post_json
+from ..systems.http import parse_answer, request_json
 from ..systems.wire import HttpPool
 from .cache import JudgeCache, cache_key, default_cache_path
 from .prompts import PROMPT_VERSION, build_messages, prompt_language, reference_text
@@ -307,15 +307,11 @@ class Judge:
     async def _call(self, pool: HttpPool, messages: list[dict[str, str]]) -> tuple[str | None, int]:
         body = orjson.dumps({"model": self.model, "messages": messages, "temperature": 0})
         self.calls += 1
-        status, raw = await post_json(pool, self.url, body)
+        r = await request_json(pool, self.url, body)
         try:
-            obj = parse_answer(status, raw, self.url)
+            obj = parse_answer(r.status, r.body, self.url, r.retry_after)  # a 429's Retry-After is kept
         except CaseError as e:
-            err = CaseError(secrets.redact(str(e)), retry=e.retry)
-            for attr in ("retry_after",):  # kept when the HTTP client exposes it
-                if hasattr(e, attr):
-                    setattr(err, attr, getattr(e, attr))
-            raise err from None
+            raise CaseError(secrets.redact(str(e)), retry=e.retry, retry_after=e.retry_after) from None
         try:
             message = obj["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):

@@ -40,8 +40,8 @@ The modules, in the order a check runs them:
 
 * :mod:`.evidence` — what is known of one label (:class:`LabelState`) and the text helpers;
 * :mod:`.scanner` — :class:`Scanner`, fed the new corpus one chunk at a time;
-* :mod:`.judge` — :func:`judge`: the evidence of one label -> a :class:`Verdict`;
-* :mod:`.similar` — a second pass ranking chunks for labels nothing holds;
+* :mod:`.verdict` — :func:`judge`: the evidence of one label -> a :class:`Verdict`;
+* :mod:`.similarity` — a second pass ranking chunks for labels nothing holds;
 * :mod:`.model` — :class:`Status`, :class:`Fix`, :class:`StaleEntry`, :class:`StaleReport`
   and its fixes.
 
@@ -70,7 +70,7 @@ Labels recorded by a fix carry ``sha``, ``text``, ``doc``/``start``/``end``,
 A ``missing`` text that shares no passage with any chunk gets the chunks of its
 own document ranked by its rarest words: the scan notes where each labelled
 document lies in the file, and only that byte range is read again. A second
-full pass (:mod:`.similar`) runs only for labels with still no candidate
+full pass (:mod:`.similarity`) runs only for labels with still no candidate
 (``unknown`` ones, and ``missing`` ones without a document): it searches for the
 rare words of the question or of the remembered text, bounded top-n per label.
 
@@ -94,79 +94,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..corpus import Chunk
 from ..errors import CorpusError, Problem
-from .evidence import (
-    MAX_HOLDERS,
-    MAX_PIECES,
-    TOP_N,
-    LabelState,
-)
-from .evidence import (
-    _best_run as _best_run,
-)
-from .evidence import (
-    _covers as _covers,
-)
-from .evidence import (
-    _covers_span as _covers_span,
-)
-from .evidence import (
-    _dice as _dice,
-)
-from .evidence import (
-    _fp as _fp,
-)
-from .evidence import (
-    _jaccard as _jaccard,
-)
-from .evidence import (
-    _Label as _Label,
-)
-from .evidence import (
-    _min_cover as _min_cover,
-)
-from .evidence import (
-    _push as _push,
-)
-from .evidence import (
-    _relate as _relate,
-)
-from .evidence import (
-    _relate_near as _relate_near,
-)
-from .evidence import (
-    _split_norm as _split_norm,
-)
-from .judge import Query, Verdict, judge, prefer
-from .judge import _prefer as _prefer
+from .evidence import MAX_HOLDERS, MAX_PIECES, TOP_N, LabelState, _push
+from .evidence import _split_norm as _split_norm  # imported by the tests
 from .model import STATUSES, Cancelled, Fix, StaleEntry, StaleReport, Status, StrEnum
-from .scanner import (
-    GAP,
-    RARE_WORDS,
-    STOP,
-    Meter,
-    Progress,
-    Scanner,
-    document_chunks,
-)
-from .scanner import (
-    _anchor_index as _anchor_index,
-)
-from .scanner import (
-    _document_chunks as _document_chunks,
-)
-from .scanner import (
-    _Meter as _Meter,
-)
-from .similar import FEW_TERMS, WORD, similar
-from .similar import _query_terms as _query_terms
-from .similar import _similar as _similar
+from .scanner import GAP, RARE_WORDS, Meter, Progress, Scanner, document_chunks
+from .similarity import FEW_TERMS, WORD, similar
+from .verdict import Query, Verdict, judge, prefer
 
 if TYPE_CHECKING:
     from ..document import TestSetDocument
-
-_STOP = STOP
-_WORD = WORD
-_judge = judge
 
 __all__ = [
     "FEW_TERMS",

@@ -119,9 +119,6 @@ class LabelState:
         _push(self.near, (n / max(self.n_anchors, 1), -seq, cid, c))
 
 
-_Label = LabelState  # the name before the package split
-
-
 def _push(heap: list[Any], item: tuple[Any, ...]) -> None:
     """Keep the best :data:`TOP_N` items of a min-heap."""
     if len(heap) < TOP_N:

@@ -74,9 +74,6 @@ class Meter:
             self.progress(self.phase, self.done, self.total)
 
 
-_Meter = Meter  # the name before the package split
-
-
 def _bad_line(path: Path, lineno: int) -> NoReturn:
     """Let the corpus reader word the problem with the line, so every command says the same."""
     for _ in iter_chunks(path):
@@ -97,12 +94,6 @@ def _chunk(rec: Record, lineno: int) -> Chunk:
         None,
         lineno,
     )
-
-
-def _doc_of(rec: Record) -> str | None:
-    """The chunk's document name; anything but a string (a list, a number) names none."""
-    doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
-    return doc if type(doc) is str else None
 
 
 def _group(states: Iterable[LabelState]) -> dict[str, list[LabelState]]:
@@ -263,33 +254,58 @@ class Scanner:
         self.doc_ranges: dict[str, tuple[int, int]] = {}  # doc -> (bytes read at its first, last chunk)
         self.doc_chunks: dict[str, list[DocRow]] = {}  # in memory: doc -> rows
         self.recent: deque[tuple[int, int, Record]] = deque(maxlen=4)  # (seq, line, record)
+        self.made: dict[int, _Item] = {}  # seq -> the last few chunks met as items (their text normalised)
         self.pending: dict[int, list[int]] = {}  # seq expected next -> text-label indexes waiting
         self.corpus_name = corpus_name
         self.in_memory = in_memory
         self.dup_problems: list[Problem] = []
         self.seq = -1
+        self._feed = self._make_feed()
 
     # ------------------------------------------------------------ one chunk
 
     def feed(self, lineno: int, rec: Record, cid: str, text: str, at: int = 0) -> None:
         """One chunk of the corpus (``at``: bytes read so far, for a file). Most chunks of a
         big corpus concern no label: they cost a split and a few set look-ups."""
-        self.seq += 1
-        seq = self.seq
-        self.recent.append((seq, lineno, rec))
-        toks = text.split()
-        st = self.states.get(cid)
-        fp = self.all_fp or len(toks) in self.short_lens
-        short = self.short_words.intersection(toks) if self.short_words else None
-        ws = self.anchor_keys.intersection(zip(toks, toks[1:], toks[2:]))
-        if st is not None or fp or short or ws or (self.pending and seq in self.pending):
-            self._evidence(_Item(seq, lineno, rec), cid, st, fp, short, ws)
-        if self.doc_labels or self.span_docs:
-            doc = _doc_of(rec)
-            if doc in self.doc_labels:
-                self._note_document(doc, cid, toks, at)
-            if doc in self.span_docs:
-                self._span_hits(doc, _chunk(rec, lineno))
+        self._feed(lineno, rec, cid, text, at)
+
+    def _make_feed(self) -> Callable[[int, Record, str, str, int], None]:
+        """:meth:`feed` with everything it looks up bound once: it runs a million times."""
+        states_get = self.states.get
+        all_fp, short_lens = self.all_fp, self.short_lens
+        short_hit = self.short_words.intersection if self.short_words else None
+        anchor_hit = self.anchor_keys.intersection
+        pending = self.pending
+        remember = self.recent.append
+        evidence = self._evidence
+        doc_labels, span_docs = self.doc_labels, self.span_docs
+        with_docs = bool(doc_labels or span_docs)
+        span_hits = self._span_hits
+        doc_ranges, doc_chunks, in_memory = self.doc_ranges, self.doc_chunks, self.in_memory
+
+        def feed(lineno: int, rec: Record, cid: str, text: str, at: int = 0) -> None:
+            seq = self.seq = self.seq + 1
+            remember((seq, lineno, rec))
+            toks = text.split()
+            st = states_get(cid)
+            fp = all_fp or len(toks) in short_lens
+            short = short_hit(toks) if short_hit is not None else None
+            ws = anchor_hit(zip(toks, toks[1:], toks[2:]))
+            if st is not None or fp or short or ws or (pending and seq in pending):
+                evidence(_Item(seq, lineno, rec), cid, st, fp, short, ws)
+            if with_docs:
+                doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
+                if type(doc) is str:  # anything else (a list, a number) names no document
+                    if doc in doc_labels:  # where each labelled document lies (in memory: its chunks)
+                        if in_memory:
+                            doc_chunks.setdefault(doc, []).append((seq, cid, toks))
+                        else:
+                            r = doc_ranges.get(doc)
+                            doc_ranges[doc] = (at, at) if r is None else (r[0], at)
+                    if doc in span_docs:
+                        span_hits(doc, _chunk(rec, lineno))
+
+        return feed
 
     def _evidence(
         self,
@@ -301,6 +317,10 @@ class Scanner:
         ws: set[Trigram],
     ) -> None:
         """What this chunk says about the labels it concerns."""
+        made = self.made
+        if len(made) > 8:
+            made.clear()
+        made[item.seq] = item
         if st is not None:
             self._own(st, item)
         if fp:
@@ -381,8 +401,10 @@ class Scanner:
             return
         st.pieces[seq] = ((item.id, len(item.norm)), iv[0], iv[1])  # id and length only, not the text
         if iv[0] > 0:  # look back for the piece before, however short
-            before = next((r for r in self.recent if r[0] == seq - 1), None)
-            prev = _Item(*before) if before is not None else None
+            prev = self.made.get(seq - 1)
+            if prev is None:
+                before = next((r for r in self.recent if r[0] == seq - 1), None)
+                prev = _Item(*before) if before is not None else None
             if prev is not None and prev.seq not in st.pieces:
                 r = _relate_near(prev.norm, t)
                 if isinstance(r, tuple) and r[1] >= iv[0] - 1:
@@ -402,14 +424,6 @@ class Scanner:
             prev = lst.pieces.get(item.seq - 1)
             if isinstance(r, tuple) and prev is not None and r[0] <= prev[2] + 1:
                 self._accept(li, item, r)
-
-    def _note_document(self, doc: str, cid: str, toks: list[str], at: int) -> None:
-        """Where each labelled document lies in the file (or, in memory, its chunks)."""
-        if self.in_memory:
-            self.doc_chunks.setdefault(doc, []).append((self.seq, cid, toks))
-        else:
-            r = self.doc_ranges.get(doc)
-            self.doc_ranges[doc] = (at, at) if r is None else (r[0], at)
 
     def _span_hits(self, doc: str, ch: Chunk) -> None:
         if ch.start is None or ch.end is None:
@@ -436,7 +450,7 @@ class Scanner:
         returns the file's meter (None in memory). Raises :class:`CorpusError` for a bad file."""
         if not isinstance(corpus, (str, Path)):
             for ch in corpus:
-                self.feed(ch.line, ch, ch.id, ch.text)
+                self._feed(ch.line, ch, ch.id, ch.text, 0)
             self.finish()
             return None
         path = Path(corpus)
@@ -445,7 +459,7 @@ class Scanner:
                 pass
         meter = Meter(path.stat().st_size, "scan", progress, cancel)
         loads = orjson.loads
-        feed = self.feed
+        feed = self._feed
         for lineno, raw in iter_lines(path, meter.update):  # parsed here: this loop runs a million times
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
@@ -502,6 +516,3 @@ def _rows_of(buf: bytes, lo: int, doc: str) -> list[DocRow]:
         if rec.get("doc") == doc:
             rows.append((lo + k, rec["id"], rec["text"].split()))
     return rows
-
-
-_document_chunks = document_chunks  # the name before the package split

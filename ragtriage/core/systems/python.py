@@ -80,6 +80,39 @@ class DaemonPool:
             self._jobs.put(None)
 
 
+class SystemLoop:
+    """An event loop on a daemon thread for an async callable.
+
+    An ``async def`` that blocks (``time.sleep``, a sync client) would stop the
+    runner's own loop, and with it every timeout; on its own loop it only stops
+    itself, and each case still ends at ``--timeout``."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self._run, name="ragtriage-system-loop", daemon=True).start()
+
+    def _run(self) -> None:
+        loop = self.loop
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_forever()
+        finally:
+            pending = asyncio.all_tasks(loop)
+            for t in pending:
+                t.cancel()
+            if pending:  # a task that ignores cancellation is left behind after a second
+                loop.run_until_complete(asyncio.wait(pending, timeout=1.0))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    def submit(self, coro) -> Future:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def stop(self) -> None:
+        if not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+
+
 class PythonSystem:
     def __init__(self, target: str, ctx: Context, workers: int = 8):
         self.spec = f"python:{target}"
@@ -115,13 +148,16 @@ class PythonSystem:
         )
         self.workers = max(1, workers)
         self._pool: DaemonPool | None = None
+        self._loop: SystemLoop | None = None
 
     def prepare(self) -> None:
         pass
 
     async def ask(self, case, k: int) -> dict:
         if self.is_async:
-            out = await self.func(case.question, k)
+            if self._loop is None:
+                self._loop = SystemLoop()
+            out = await asyncio.wrap_future(self._loop.submit(self._call_async(case.question, k)))
         else:
             if self._pool is None:  # as many threads as calls in flight (asyncio's default pool has ~6)
                 self._pool = DaemonPool("ragtriage-system")
@@ -137,6 +173,16 @@ class PythonSystem:
             raise CaseError(f"bad result from {self.spec}: cannot be written as JSON ({e})") from None
         return res
 
+    async def _call_async(self, question: str, k: int):
+        try:
+            return await self.func(question, k)
+        except BaseException as e:
+            if isinstance(e, (Exception, asyncio.CancelledError)):
+                raise
+            raise CaseError(
+                f"the system raised {type(e).__name__}: {e}"
+            ) from None  # SystemExit: not the run's end
+
     def estimate_tokens(self, case, k: int) -> int:
         return 0
 
@@ -144,3 +190,6 @@ class PythonSystem:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+        if self._loop is not None:
+            self._loop.stop()
+            self._loop = None

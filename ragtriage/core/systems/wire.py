@@ -242,7 +242,7 @@ class HttpPool:
             data = await self._chunked(reader, limit)
         elif length is not None:
             if length > limit:
-                raise TooLarge(_too_large(limit, f"{length} bytes"))
+                raise TooLarge(_too_large(limit, length))
             data = await reader.readexactly(length) if length else b""
         elif status in (204, 304):
             data = b""
@@ -255,7 +255,7 @@ class HttpPool:
                     break
                 total += len(piece)
                 if total > limit:
-                    raise TooLarge(_too_large(limit, "more"))
+                    raise TooLarge(_too_large(limit))
                 parts.append(piece)
             data = b"".join(parts)
             keep = False
@@ -282,7 +282,7 @@ class HttpPool:
                 return b"".join(out)
             total += size
             if total > limit:
-                raise TooLarge(_too_large(limit, "more"))
+                raise TooLarge(_too_large(limit))
             out.append(await reader.readexactly(size))
             if await reader.readexactly(2) != b"\r\n":
                 raise WireError("chunk longer than its declared size")
@@ -292,9 +292,10 @@ class HttpPool:
             self._idle.pop().close()
 
 
-def _too_large(limit: int, got: str) -> str:
+def _too_large(limit: int, declared: int | None = None) -> str:
     mb = limit / (1 << 20)
-    return f"answer of {got} is over the {mb:g} MB limit (--max-response-mb)"
+    size = f"of {declared / (1 << 20):.1f} MB " if declared is not None else ""
+    return f"answer {size}over the {mb:g} MB limit (--max-response-mb)"
 
 
 def _parse_head(head: bytes) -> tuple[int, str, dict[str, str], list[int], bool, str]:

@@ -134,7 +134,35 @@ def write_cache(digest: str, path: Path, doc: Cached) -> None:
         tmp.write_bytes(blob)
         os.replace(tmp, cache_path(digest))
     except (OSError, ValueError):
-        pass  # a cache is a convenience
+        return  # a cache is a convenience
+    prune()
+
+
+MAX_ENTRIES = 64  # test sets; the oldest entries beyond this go when a new one is written
+
+
+def remove(digest: str) -> None:
+    try:
+        cache_path(digest).unlink()
+    except OSError:
+        pass
+
+
+def prune(keep: int = MAX_ENTRIES, tmp_age: float = 3600.0) -> None:
+    """Keep the ``keep`` newest entries; remove temp files of killed cache writes."""
+    import time
+
+    d = cache_dir()
+    try:
+        entries = sorted(d.glob("ts-*.bin"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for p in entries[keep:]:
+            p.unlink()
+        limit = time.time() - tmp_age
+        for p in d.glob(".*.tmp"):
+            if p.stat().st_mtime < limit:
+                p.unlink()
+    except OSError:
+        pass  # a cache is a convenience (another process may prune at the same time)
 
 
 def read_cache(digest: str) -> Cached | None:

@@ -38,6 +38,7 @@ from ..schema import CASE_FIELDS, LABEL_FIELDS, Case, Label, Settings
 from . import cache as _cache
 from . import history as _history
 from . import labels as _labels
+from . import ondisk as _ondisk
 from . import regions as _regions
 from .reader import LIST_FIELDS, Reader, decode, error_message, size_problem, suggest
 from .regions import Coll, Item, Region
@@ -52,10 +53,6 @@ _trusted_maker = _cache.trusted_maker
 
 MAX_BYTES = int(float(os.environ.get("RAGTRIAGE_MAX_TESTSET_MB", "40")) * 1024 * 1024)
 SETTABLE = ("corpus", "language", "k")  # the settings :meth:`TestSetDocument.update_settings` changes
-
-
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class TestSetDocument:
@@ -80,7 +77,8 @@ class TestSetDocument:
         self._cases_tuple: tuple[Case, ...] | None = None
         self._labels_dict: dict[str, Label] | None = None
         self._history = _history.History()
-        self._stat: tuple[int, int] | None = None
+        self._stat: tuple[int, ...] | None = None
+        self._cache_digest: str | None = None  # the cache entry this document last read or wrote
         self._loaded_hash: str | None = None
         self._list_style = "flow"
         self._expected_changed = False
@@ -105,7 +103,7 @@ class TestSetDocument:
         if st.st_size > MAX_BYTES:
             raise size_problem(name, st.st_size, MAX_BYTES)
         raw = path.read_bytes()
-        digest = _digest(raw)
+        digest = _ondisk.digest(raw)
         doc = cls._from_cache(path, digest, raw) if use_cache else None
         if doc is None:
             text, bom, crlf = decode(name, raw)
@@ -117,7 +115,9 @@ class TestSetDocument:
                 else:  # ~2 s at 100k cases: not on the way to the first screen
                     doc._cache_pending = digest
                     _cache.PENDING.add(doc)
-        doc._stat = (st.st_mtime_ns, st.st_size)
+        doc._stat = _ondisk.fingerprint(st)
+        if use_cache and doc._cache_pending is None:
+            doc._cache_digest = digest
         doc._loaded_hash = digest
         return doc
 
@@ -168,10 +168,6 @@ class TestSetDocument:
         doc._orig_text = None  # nothing on disk yet: the first save writes
         return doc
 
-    @staticmethod
-    def _decode(name: str, raw: bytes) -> tuple[str, bool, bool]:
-        return decode(name, raw)
-
     def _parse(self, text: str) -> None:
         r = Reader(str(self.path)).parse(text)
         self._take(r.regions, r.cases, r.labels, r.raw_settings, r.settings)
@@ -188,6 +184,9 @@ class TestSetDocument:
 
     def _write_cache(self, digest: str) -> None:
         _cache.write_cache(digest, self.path, self._cached())
+        old, self._cache_digest = self._cache_digest, digest
+        if old and old != digest:  # that version is no longer on disk (one entry per test set)
+            _cache.remove(old)
 
     def _cached(self) -> _cache.Cached:
         return _cache.Cached(
@@ -245,7 +244,10 @@ class TestSetDocument:
         if not c:
             return None
         p = Path(c)
-        return p if p.is_absolute() else (self.path.parent / p)
+        if p.is_absolute():
+            return p
+        base = Path(os.path.realpath(self.path)).parent if self.path.is_symlink() else self.path.parent
+        return base / p  # beside the real file when the test set is opened through a link
 
     @property
     def decline_phrases(self) -> tuple[str, ...] | None:
@@ -623,6 +625,7 @@ class TestSetDocument:
         corpus: Any = None,
         record_labels: bool = True,
         write_cache: bool | None = None,
+        allow_read_only: bool = False,
     ) -> bool:
         """Write the test set atomically. Returns False when nothing needed writing.
 
@@ -633,7 +636,10 @@ class TestSetDocument:
         The reopen cache is refreshed at once for test sets under 20,000 cases; for
         bigger ones (where it takes about a second) only when asked
         (``write_cache=True``) or later through :meth:`flush_cache`, so a save stays
-        fast while someone is typing."""
+        fast while someone is typing.
+
+        A read-only file is not replaced unless ``allow_read_only``; a symlink is
+        saved through (its target is written, the link stays)."""
         if record_labels and self._expected_changed:
             try:
                 self.record_labels(corpus)
@@ -651,13 +657,15 @@ class TestSetDocument:
             self._saved_version = self._version
             return False
         data = self._encode(text)
-        atomic_write(target, data)
+        real = _ondisk.writable_target(target, allow_read_only)
+        atomic_write(real, data)
+        _ondisk.remove_stale_temp_files(real)
         if same:
             st = os.stat(target)
-            self._stat = (st.st_mtime_ns, st.st_size)
+            self._stat = _ondisk.fingerprint(st)
             self._orig_text = text
             self._saved_version = self._version
-            self._loaded_hash = _digest(data)
+            self._loaded_hash = _ondisk.digest(data)
             self._cache_pending = self._loaded_hash
             if write_cache or (write_cache is None and len(self._cases.items) < BIG):
                 self.flush_cache()
@@ -675,15 +683,7 @@ class TestSetDocument:
             self._write_cache(digest)
 
     def changed_on_disk(self) -> bool:
-        try:
-            st = os.stat(self.path)
-        except FileNotFoundError:
-            return self._stat is not None
-        if self._stat is None:
-            return True
-        if (st.st_mtime_ns, st.st_size) == self._stat:
-            return False
-        return _digest(self.path.read_bytes()) != self._loaded_hash
+        return _ondisk.changed(self.path, self._stat, self._loaded_hash)
 
     def _check_conflict(self) -> None:
         if self._stat is None and not self.path.exists():

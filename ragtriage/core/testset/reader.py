@@ -61,6 +61,8 @@ def error_message(err: ErrorDetails) -> str:
         return "must be one of: " + str(ctx["expected"]).replace("'", "")
     if t == "value_error":
         return str(ctx["error"])
+    if t == "less_than_equal":
+        return f"must be at most {ctx['le']}"
     if t not in _MESSAGES:
         return err["msg"]
     return _MESSAGES[t]
@@ -148,7 +150,10 @@ def case_value(key: str, v: Any) -> tuple[Any, str | None]:
         want = "true or false" if key in BOOL_FIELDS else "text"
         return None, f"must be {want}, not {kind}"
     if key in BOOL_FIELDS:
-        val = yt.scalar_value(v)
+        try:
+            val = yt.scalar_value(v)
+        except yt.NumberTooLong as e:
+            return None, str(e)
         if val is None:
             return None, None
         if not isinstance(val, bool):
@@ -362,6 +367,13 @@ class Reader:
     @staticmethod
     def _plain_data(node: Any, field: str) -> tuple[Any, str | None]:
         """Plain Python data of a settings value (lists, mappings, scalars)."""
+        try:
+            return Reader._plain_value(node, field)
+        except yt.NumberTooLong as e:
+            return None, str(e)
+
+    @staticmethod
+    def _plain_value(node: Any, field: str) -> tuple[Any, str | None]:
         if isinstance(node, yt.ScalarNode):
             if field in ("corpus", "language"):
                 return yt.plain_text(node), None
@@ -524,8 +536,13 @@ class Reader:
             return None
         data = {}
         for fk, fv in v.value:
-            if isinstance(fv, yt.ScalarNode):
+            if not isinstance(fv, yt.ScalarNode):
+                continue
+            try:
                 data[fk.value] = yt.plain_text(fv) if fk.value in LABEL_TEXT_FIELDS else yt.scalar_value(fv)
+            except yt.NumberTooLong as e:
+                problems.append(Problem(name, fv.start_mark.line + 1, f"label {cid!r}: {fk.value}: {e}"))
+                return None
         try:
             model = Label.model_validate(data)
         except ValidationError as e:

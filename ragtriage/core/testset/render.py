@@ -134,6 +134,12 @@ def edit_entry(text: str, data: dict, changed: list[str], coll: Coll, list_style
     root = yt.compose(text)
     node = root.value[0]
     if node.flow_style:
+        inside = text[node.start_mark.index : node.end_mark.index]
+        if "\n" in inside and "#" in inside:  # re-blocking would drop comments between the braces
+            msg = "written as a { … } mapping over several lines with comments inside; write it as a block entry (- id: …) to edit it"
+            raise TestSetError(
+                Problem(name, None, msg, case=data.get("id"))
+            )  # line: of the entry, not the file
         return _reblock(text, node, data, list_style)
     fields = {k.value: (k, v) for k, v in node.value}
     keys_in_order = [k.value for k, v in node.value]

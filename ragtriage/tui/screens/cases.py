@@ -9,13 +9,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
-from ..base import AppScreen
+from ..base import AppScreen, detail_bindings
+from ..case_ops import delete_case, duplicate_case, toggle_unanswerable
 from ..messages import DocumentChanged
 from ..rows import COLUMNS, CaseRows, Row, make_row
 from ..widgets.case_detail import CaseDetail, describe_case
 from ..widgets.case_table import CaseTable
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 DETAIL_DELAY = 0.05  # seconds between keys below which the detail pane waits
 
@@ -27,8 +29,14 @@ class CasesScreen(AppScreen[None]):
     HELP_INTRO = """
 Every case of the test set. Flags: ✎ draft (no expected chunk yet),
 ∅ unanswerable, ⚠ stale label. With --run, the reason of each case (✓ pass, ✗ fail).
-Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
+Filter with / (matches id, topic, question, chunk ids, flags, reason, pass/fail, tags).
+ctrl+r runs the test set on a system; t opens the run's failures (Triage).
+Saving is the same on every screen: each change is one undo step (ctrl+z),
+ctrl+s writes the file, q asks before dropping unsaved changes, and a crash
+leaves a recovery file the next start offers to restore.
 """
+
+    DETAIL = "#detail"
 
     BINDINGS = [
         # Help and quit first, so that a narrow footer (80 columns) still shows them.
@@ -47,7 +55,7 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         ),
         # enter and a open the editor in the same key dispatch (priority: before the key goes
         # to the table and bubbles back), so keys typed right after them reach the editor
-        Binding("enter", "edit", "Edit", show=False, priority=True, id="cases.open"),
+        Binding("enter", "edit", "Open", key_display="⏎", priority=True, id="cases.open"),
         Binding(
             "p",
             "pick",
@@ -116,12 +124,20 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
             tooltip='clear the filter',
         ),
         Binding(
+            "ctrl+r",
+            "run",
+            "Run…",
+            id="cases.run",
+            tooltip="run the test set on a system (builtin, a results file, your RAG); results go to Triage",
+        ),
+        Binding(
             "t",
             "triage",
             "Triage",
             id="cases.triage",
             tooltip='failures of the loaded run, grouped by reason',
         ),
+        *detail_bindings("cases"),
     ]
 
     def __init__(self) -> None:
@@ -163,6 +179,8 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 
     def show_state(self) -> None:
         app = self.rt
+        if not self.is_current and app.loaded:
+            return  # under another screen (Triage in `ragtriage triage`): caught up on resume
         if not app.loaded:
             if app.preview and not len(self.rows.rows):
                 self.rows.replace([make_row(c) for c in app.preview])
@@ -374,20 +392,20 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
         cid = self._current()
         if cid is None:
             return
-        new = self.rt.duplicate_case(cid)
+        new = duplicate_case(self.rt, cid)
         self.table.move_to(new)
         self.open_editor(new)
 
     def action_delete(self) -> None:
         cid = self._current()
         if cid is not None:
-            self.rt.delete_case(cid)
+            delete_case(self.rt, cid)
 
     def action_toggle_unanswerable(self) -> None:
         cid = self._current()
         if cid is None:
             return
-        self.rt.toggle_unanswerable(cid)
+        toggle_unanswerable(self.rt, cid)
 
     def action_pick(self) -> None:
         cid = self._current()
@@ -406,3 +424,6 @@ Filter with / (matches id, topic, question, chunk ids, flags, reason, tags).
 
     def action_triage(self) -> None:
         self.rt.open_triage()
+
+    def action_run(self) -> None:
+        self.rt.open_run()

@@ -64,6 +64,46 @@ def confirm(question: str, yes: str = "yes", *, title: str = "") -> Choice:
     return Choice(question, [("y", "yes", yes), ("n", "no", "no, go back")], title=title)
 
 
+def recovery_question(edits: int, base_changed: bool) -> Choice:
+    """Restore or discard the unsaved edits a crash left behind (escape: ask next time)."""
+    note = (
+        "\nThe test set changed on disk since then; the edits are re-applied on top of it."
+        if base_changed
+        else ""
+    )
+    return Choice(
+        f"Unsaved edits from an earlier session were found ({edits} edit{'s' * (edits != 1)}).{note}",
+        [("r", "restore", "restore them"), ("d", "discard", "discard them")],
+        title="Recover unsaved edits?",
+    )
+
+
+def conflict_question(name: str) -> Choice:
+    """The file changed on disk since it was opened: reload, overwrite or cancel."""
+    return Choice(
+        f"{name} changed on disk since it was opened; it was not overwritten.",
+        [
+            ("r", "reload", "reload it from disk and re-apply my edits"),
+            ("o", "overwrite", "overwrite it with my version"),
+            ("escape", "cancel", "cancel (keep editing, save later)"),
+        ],
+        title="File changed on disk",
+    )
+
+
+def quit_question() -> Choice:
+    """Quitting with unsaved changes: save, discard or cancel."""
+    return Choice(
+        "There are unsaved changes.",
+        [
+            ("s", "save", "save and quit"),
+            ("d", "discard", "quit without saving (discard)"),
+            ("escape", "cancel", "cancel, keep editing"),
+        ],
+        title="Quit?",
+    )
+
+
 class HelpScreen(ModalScreen[None]):
     """Every key of the screen below, built from its bindings."""
 

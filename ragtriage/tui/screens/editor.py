@@ -13,13 +13,15 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Input, Label, Static, TextArea
+from textual.widgets import Input, Label, Static, TextArea
 
 from ...core.errors import InputError
 from ...core.schema import Case
 from ..base import AppScreen
+from ..case_ops import delete_case, duplicate_case
 from ..messages import DocumentChanged
 from ..widgets.checkbox import Checkbox  # [x]/[ ], not ▐X▌ both ways
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 from .dialogs import confirm
 
 FIELD_HELP = {
@@ -327,7 +329,7 @@ field is never written. escape goes back to the cases.
     def action_duplicate(self) -> None:
         if not self.commit() or self.case_id is None or self._case() is None:
             return
-        self.case_id = self.rt.duplicate_case(self.case_id)
+        self.case_id = duplicate_case(self.rt, self.case_id)
         self.load_form()
 
     def action_delete(self) -> None:
@@ -340,7 +342,7 @@ field is never written. escape goes back to the cases.
             self.case_id = None
             self.dismiss()
 
-        self.rt.delete_case(case.id, then=deleted)
+        delete_case(self.rt, case.id, then=deleted)
 
 
 DEFAULTS: dict[str, Any] = {

@@ -18,12 +18,13 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.corpus import Corpus
 from ...core.schema import Case
 from ..base import AppScreen
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 RESULTS = 30
 BROWSE = 200  # an empty query lists this many chunks, by document
@@ -58,6 +59,9 @@ class QueryInput(Input):
         screen = self.screen
         if isinstance(screen, PickerScreen):
             self.picking = screen.move_highlight(by)
+
+    def on_focus(self) -> None:
+        self.picking = False  # coming back to the box (/, tab, esc): space types again
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "space" and self.picking and isinstance(self.screen, PickerScreen):

@@ -13,12 +13,13 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, OptionList, Static
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..base import AppScreen
+from ..base import AppScreen, detail_bindings
 from ..data import Proposal, StaleEntry, held_back, proposal, remembered_spans
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 STATUS_HELP = {
     "moved": "the id is gone; the same text is now under another id",
@@ -60,6 +61,10 @@ with its old text is held back, as --fix holds it back. Changes are saved
 with ctrl+s; the test set's corpus: then names the chunks file checked against.
 """
 
+    DETAIL = "#stale-detail"
+
+    DETAIL = "#stale-detail"
+
     BINDINGS = [
         Binding(
             "enter",
@@ -79,17 +84,18 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
         Binding("8", "accept(7)", "Accept candidate 8", show=False, id="stale.accept8"),
         Binding("9", "accept(8)", "Accept candidate 9", show=False, id="stale.accept9"),
         Binding("a", "accept_all", "Proposal", id="stale.accept_all", tooltip="accept the proposal shown"),
-        Binding("pagedown", "scroll_detail(1)", "Scroll", key_display="pgdn", priority=True, id="stale.pgdn"),
-        Binding("pageup", "scroll_detail(-1)", "Scroll up", show=False, priority=True, id="stale.pgup"),
+        Binding("pagedown", "page_detail(1)", "Scroll", key_display="pgdn", priority=True, id="stale.pgdn"),
+        Binding("pageup", "page_detail(-1)", "Scroll up", show=False, priority=True, id="stale.pgup"),
         Binding("r", "recheck", "Re-check", id="stale.recheck"),
         Binding("p", "pick", "Pick", id="stale.pick"),
         Binding("u", "unanswerable", "Unanswerable", id="stale.unanswerable"),
         Binding("escape", "back", "Back", id="stale.back"),
+        *detail_bindings("stale"),
     ]
 
     def compose(self) -> ComposeResult:
         yield Static("", id="stale-status")
-        with Vertical(id="stale-main"):
+        with Horizontal(id="stale-main"):
             yield StaleList(id="stale-list")
             with VerticalScroll(id="stale-detail"):
                 yield Static("", id="stale-text")
@@ -141,12 +147,15 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
 
     @staticmethod
     def _row(e: StaleEntry, i: int) -> Option:
+        """Two lines at every width (auto/review and the case; the label and its status): a
+        long id is cut with …, never broken mid-word."""
         auto = e.fix == "auto"
         t = Text(no_wrap=True, overflow="ellipsis", end="")
         t.append("auto  " if auto else "review", style="bold green" if auto else "bold yellow")
         t.append("  ")
         t.append(e.case, style="bold")
-        t.append(f"  {e.label} · {e.status}", style="dim")
+        t.append("\n        ")
+        t.append(f"{e.label} · {e.status}", style="dim")
         return Option(t, id=str(i))
 
     def _current(self) -> StaleEntry | None:
@@ -257,7 +266,7 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
         return out
 
     # -- actions -----------------------------------------------------------------------
-    def action_scroll_detail(self, direction: int) -> None:
+    def action_page_detail(self, direction: int) -> None:
         detail = self.query_one("#stale-detail", VerticalScroll)
         if direction > 0:
             detail.scroll_page_down(animate=False)

@@ -30,6 +30,7 @@ from textual.widgets import ProgressBar, Static
 
 from ...core.diagnosis import PASSING
 from ...core.errors import InputError
+from ..base import detail_bindings
 from ..judge_panel import grade_current
 from ..messages import RunFinished, RunProgress
 from ..triage_run import RunController, Shown
@@ -63,6 +64,8 @@ test set (labels recorded), as on every screen, and q asks before dropping
 unsaved changes. Reviewed marks and notes are kept at once.
 """
 
+    DETAIL = "#triage-case"
+
     BINDINGS = [
         Binding("a", "accept", "Accept chunk", id="triage.accept"),
         Binding("r", "replace", "Replace expected", id="triage.replace"),
@@ -77,6 +80,7 @@ unsaved changes. Reviewed marks and notes are kept at once.
         Binding("s", "toggle_summary", "Summary", id="triage.summary"),
         Binding("g", "grade", "Grade", id="triage.grade"),
         Binding("escape", "back", "Back", id="triage.back"),
+        *detail_bindings("triage"),
     ]
 
     class Reran(Message):

@@ -25,7 +25,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import ProgressBar, Static
 
 from ...core.errors import InputError, TestSetError
 from ..base import AppScreen
@@ -40,11 +40,13 @@ from ..triage_state import (
 )
 from ..triage_sync import RunSync, rescore, rescore_all
 from ..triage_view import describe
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 from ..widgets.triage_summary import TriageSummary, builtin_answer_sweep
 from ..widgets.triage_table import TriageTable
 
 if TYPE_CHECKING:
     from ...core.schema import Case
+    from .run_dialog import RunRequest
 
 RESCORE_INLINE = 5000  # cases: above this a full recompute runs in a worker
 
@@ -86,8 +88,9 @@ class TriageBase(AppScreen[None]):
             self.state = state
             self.new = new
 
-    def __init__(self, run_path: str | Path | None = None) -> None:
+    def __init__(self, run_path: str | Path | None = None, *, start: RunRequest | None = None) -> None:
         super().__init__()
+        self._start = start  # a run to start at once instead of reading one
         self.run_path: Path | None = Path(run_path) if run_path else None
         self.state: TriageState | None = None
         self.sidecar: Sidecar | None = None
@@ -109,13 +112,17 @@ class TriageBase(AppScreen[None]):
         with Horizontal(id="triage-progress-row"):
             yield ProgressBar(id="triage-progress", show_eta=True)
             yield Static("", id="triage-run-status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#triage-progress-row").display = False
         table = self.table
         table.loading = True
         table.focus()
+        if self._start is not None:
+            table.loading = False
+            self.start_run(self._start)
+            return
         if self.run_path is None:
             self.run_path = self.rt.run_path
         self.load_run()
@@ -179,6 +186,9 @@ class TriageBase(AppScreen[None]):
 
     def on_screen_resume(self) -> None:
         self.show_state()
+
+    def start_run(self, req: RunRequest | None) -> None:
+        """Run the test set and show the cases as they finish (TriageScreen does it)."""
 
     def show_state(self) -> None:
         if self.state is None or not self.is_mounted:

@@ -99,7 +99,11 @@ def _expected_chunks(
             t.append(f"  {corpus_note or 'corpus not loaded'}\n", style="dim italic")
 
 
-class CaseDetail(VerticalScroll, can_focus=False):
+class CaseDetail(VerticalScroll):
+    """The selected case in full. Focusable (``tab`` from the table) so ``↑``/``↓``/``pgup``/
+    ``pgdn``/``home``/``end`` scroll it: at 80×24 a case with long chunks does not fit.
+    ``J``/``K`` scroll it from the list too (:func:`~ragtriage.tui.base.detail_bindings`)."""
+
     DEFAULT_CSS = """
     CaseDetail { background: $surface; padding: 0 1; }
     """

@@ -1,4 +1,4 @@
-"""The judge: from the evidence gathered on one label, a typed :class:`Verdict`.
+"""The verdict: from the evidence gathered on one label, :func:`judge` gives a typed :class:`Verdict`.
 
 Text evidence (identical or containing chunks) comes before span evidence, so an edited
 document whose paragraphs shifted is still judged by what they say; spans decide when the
@@ -72,9 +72,6 @@ def prefer(st: LabelState, chunks: list[Chunk]) -> list[Chunk]:
     return same
 
 
-_prefer = prefer  # the name before the package split
-
-
 def judge(st: LabelState, found: dict[str, Chunk]) -> Verdict:
     """Judge one label; every chunk a verdict may fix it to is noted in ``found``.
 
@@ -108,11 +105,12 @@ def _status(st: LabelState, status: Status) -> Status:
 
 def _by_text(st: LabelState, found: dict[str, Chunk]) -> Verdict | None:
     """Chunks that hold the remembered text: the label's own (now bigger), identical ones,
-    then bigger ones. A short text inside its own reused id is only proposed."""
+    then bigger ones. A short text inside its own reused id is only proposed, unless the id
+    covers the old span with the remembered text there."""
     t, own = st.t, st.own
     if own is not None and t is not None and st.own_norm is not None and t in st.own_norm:
         cand = ((own.id, _jaccard(len(t), len(st.own_norm), len(t))),)
-        if not st.short:
+        if not st.short or _own_over_span(st):
             found[own.id] = own
             return Verdict(Status.MERGED, cand, Fix.AUTO)
         if holds_words(st.own_norm, t):
@@ -132,6 +130,14 @@ def _by_text(st: LabelState, found: dict[str, Chunk]) -> Verdict | None:
             found[c.id] = c
         return Verdict(_status(st, Status.MERGED), tuple((c.id, s) for c, s in scored), _auto_if_one(scored))
     return None
+
+
+def _own_over_span(st: LabelState) -> bool:
+    """Does the label's own id now cover its old span, with the remembered text there?"""
+    if st.own is None or st.start is None or st.end is None:
+        return False
+    span = st.end - st.start
+    return any(c.id == st.own.id and a == 0 and b == span and _same_text(st, c, a, b) for c, a, b in st.spans)
 
 
 def _same_text(st: LabelState, c: Chunk, a: int, b: int) -> bool:

@@ -194,6 +194,3 @@ def similar(
         have = {cid for cid, _ in e.candidates}
         extra = [(cid, sc) for sc, _, cid in scored if cid not in have and sc > 0][:top_n]
         e.candidates.extend(extra)
-
-
-_similar = similar  # the name before the package split

@@ -1,0 +1,59 @@
+"""The test set's file on disk: what identifies a version of it, where a save
+writes, and what a killed save left behind."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import time
+from pathlib import Path
+
+from ..errors import Problem, TestSetError
+
+
+def fingerprint(st: os.stat_result) -> tuple[int, ...]:
+    """What changes whenever a file's content does: a same-size rewrite with its mtime put
+    back (rsync -a, cp -p) still moves the ctime, and a replace gives a new inode."""
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def writable_target(target: Path, allow_read_only: bool) -> Path:
+    """The file a save writes: a link's target; refused when read-only (unless allowed)."""
+    real = Path(os.path.realpath(target)) if target.is_symlink() else target
+    try:
+        mode = os.stat(real).st_mode
+    except FileNotFoundError:
+        return real
+    if not allow_read_only and (not mode & 0o222 or not os.access(real, os.W_OK)):
+        msg = "is read-only; not replaced (make it writable, e.g. chmod u+w, to save)"
+        raise TestSetError(Problem(str(target), None, msg))
+    return real
+
+
+def remove_stale_temp_files(path: Path, age: float = 3600.0) -> None:
+    """Temp files a killed save left beside ``path`` (an hour old: not another save's)."""
+    limit = time.time() - age
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        try:
+            if tmp.is_file() and not tmp.is_symlink() and tmp.stat().st_mtime < limit:
+                tmp.unlink()
+        except OSError:
+            pass
+
+
+def changed(path: Path, known: tuple[int, ...] | None, known_digest: str | None) -> bool:
+    """Has the file at ``path`` changed since it had the stat ``known`` and content ``known_digest``?"""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return known is not None
+    if known is None:
+        return True
+    if fingerprint(st) == known:  # ctime and inode too: rsync -a / cp -p restore only the mtime
+        return False
+    return digest(path.read_bytes()) != known_digest
