@@ -106,6 +106,9 @@ class RagtriageApp(App[int]):
         self.stale_report: list[StaleEntry] | None = None
         self._stale_wanted = False  # a stale check was asked for since the last one started
         self._stale_running = False
+        self.stale_fixed_against: Path | None = (
+            None  # stale labels accepted against it: corpus: follows on save
+        )
         self.load_error: InputError | None = None  # what stopped the app (edit_cmd prints it)
         self.preview: list[Case] | None = None  # the first cases of a big file, shown while it loads
         self.title = f"ragtriage · {self.testset_path.name}"
@@ -544,8 +547,16 @@ class RagtriageApp(App[int]):
         from ..core.errors import ConflictError, InputError
 
         session = self.session
+        moved_to = None
         try:
-            recorded = session.save(self.corpus, force=force)
+            if self.stale_fixed_against is not None:  # as `stale --fix`: corpus: names the new chunks
+                from .data import point_corpus
+
+                with session.doc.batch():  # corpus: and the labels recorded: one undo step
+                    moved_to = point_corpus(session.doc, self.stale_fixed_against)
+                    recorded = session.save(self.corpus, force=force)
+            else:
+                recorded = session.save(self.corpus, force=force)
         except ConflictError:
             self._offer_conflict()
             return False
@@ -560,6 +571,9 @@ class RagtriageApp(App[int]):
         msg = f"saved {session.doc.path.name}"
         if recorded:
             msg += f" · recorded {len(recorded)} label{'s' * (len(recorded) != 1)}"
+        if moved_to:
+            msg += f" · corpus: now {moved_to} (the chunks the fixed labels point at)"
+        self.stale_fixed_against = None
         self.notify(msg)
         self.announce_document(saved=True)
         return True
