@@ -147,6 +147,17 @@ def _refuse_conflicts(args) -> None:
         raise InputError(Problem("--dry-run", None, "nothing to spend with --run: the run is already made"))
 
 
+def _refuse_judge_on_a_made_run(args, run) -> None:
+    """``--judge`` asks a judge about the answers of the run the check makes (judge.md); a
+    given run is already made, so the option would be silently ignored: exit 2 instead."""
+    judged = sum(1 for c in run.cases if "judge" in c)
+    if judged:
+        why = f"{args.run} already holds the judge's verdicts ({judged} cases); the check reads them"
+    else:
+        why = f"{args.run} holds no judge verdicts; make it with `ragtriage run TESTSET --judge SPEC`"
+    raise InputError(Problem("--judge", None, f"judges the run the check makes, not a given --run: {why}"))
+
+
 def _print_warnings(warnings) -> None:
     for w in warnings or ():
         print(f"warning: {w}" if getattr(w, "severity", "") == "warning" else str(w), file=sys.stderr)
@@ -157,6 +168,8 @@ def _the_run(args, doc):
     run None when a run made here was interrupted."""
     if args.run:
         run = read_run(args.run)
+        if args.judge:
+            _refuse_judge_on_a_made_run(args, run)
         _print_warnings(run.warnings)
         chunk_text = None
         if run.meta.get("testset_hash") != getattr(doc, "content_hash", None):
