@@ -19,17 +19,18 @@ from .outputs import guard_outputs, system_file, testset_inputs
 from .run_cmd import dry_run_judge
 
 
-def _stale_entries(doc) -> tuple[list, str | None]:
-    """Stale labels against the test set's corpus; (entries, note when not checked)."""
+def _stale_entries(doc) -> tuple[list, str | None, str | None]:
+    """Stale labels against the test set's corpus; (entries, note when not checked, the
+    chunks file checked against)."""
     corpus = doc.corpus_path
     if corpus is None:
-        return [], "no corpus in the test set: stale labels not checked"
+        return [], "no corpus in the test set: stale labels not checked", None
     if not corpus.exists():
         raise InputError(Problem(str(doc.path), None, f"corpus file not found: {corpus}", field="corpus"))
     from ..core import staleness
 
     report = staleness.check(doc, corpus)
-    return list(report.stale), None
+    return list(report.stale), None, str(corpus)
 
 
 def _make_run(args, doc):
@@ -201,14 +202,16 @@ def main(args) -> int:
         return _dry_run(args, doc)
     if judge_bars and not args.run:
         _few_grades_first(doc, judge_bars, min_grades)  # before spending on a run the bar cannot use
-    stale, note = _stale_entries(doc)
+    stale, note, stale_corpus = _stale_entries(doc)
     run, label, chunk_text = _the_run(args, doc)
     if run is None:
         print("interrupted: the check was not judged", file=sys.stderr)
         return Exit.INTERRUPTED
     if judge_bars:
         _refuse_unproven_judge(doc, run, judge_bars, min_kappa, min_grades)
-    result = judge(doc, run, bars, stale=stale, run_label=label, chunk_text=chunk_text)
+    result = judge(
+        doc, run, bars, stale=stale, run_label=label, chunk_text=chunk_text, stale_corpus=stale_corpus
+    )
     if note:
         result.notes.append(note)
     sys.stdout.write(render_text(result))

@@ -76,3 +76,36 @@ def test_check_with_a_run_does_not_ignore_judge(shop, tmp_path):
     )
     assert r["code"] == 2
     assert "--judge" in r["err"] and "holds no judge verdicts" in r["err"]
+
+
+def _moved(shop, tmp_path):
+    corpus = tmp_path / "shop-es.chunks.jsonl"
+    new = tmp_path / "new.jsonl"
+    new.write_text(corpus.read_text().replace('"entrega-1"', '"envio-1"'))
+    return new
+
+
+def test_validate_names_the_chunks_file_of_a_stale_label(shop, tmp_path):
+    """Issue 11 #3: which chunks file was the label checked against? (--corpus or the set's)"""
+    new = _moved(shop, tmp_path)
+    r = call(["validate", str(shop), "--corpus", str(new)], tmp_path, {})
+    assert (
+        f"label 'entrega-1' is stale in {new} (moved; see `ragtriage stale {shop} --corpus {new}`)"
+        in r["err"]
+    )
+    shutil.copy(new, tmp_path / "shop-es.chunks.jsonl")
+    r = call(["validate", str(shop)], tmp_path, {})
+    assert f"is stale in {tmp_path / 'shop-es.chunks.jsonl'} (moved; see `ragtriage stale`)" in r["err"]
+
+
+def test_check_names_the_chunks_file_of_a_stale_label(shop, tmp_path):
+    shutil.copy(_moved(shop, tmp_path), tmp_path / "shop-es.chunks.jsonl")
+    corpus = tmp_path / "shop-es.chunks.jsonl"
+    md, js = tmp_path / "m.md", tmp_path / "c.json"
+    r = call(["check", str(shop), "--markdown", str(md), "--json", str(js)], tmp_path, {})
+    assert r["code"] == 1
+    assert f"label 'entrega-1' is moved in {corpus} (see `ragtriage stale`)" in r["out"]
+    assert f"### ❌ Stale labels: 1 (against `{corpus}`)" in md.read_text()
+    import json
+
+    assert json.loads(js.read_text())["stale_corpus"] == str(corpus)
