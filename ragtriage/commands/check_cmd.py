@@ -19,17 +19,18 @@ from .outputs import guard_outputs, system_file, testset_inputs
 from .run_cmd import dry_run_judge
 
 
-def _stale_entries(doc) -> tuple[list, str | None]:
-    """Stale labels against the test set's corpus; (entries, note when not checked)."""
+def _stale_entries(doc) -> tuple[list, str | None, str | None]:
+    """Stale labels against the test set's corpus; (entries, note when not checked, the
+    chunks file checked against)."""
     corpus = doc.corpus_path
     if corpus is None:
-        return [], "no corpus in the test set: stale labels not checked"
+        return [], "no corpus in the test set: stale labels not checked", None
     if not corpus.exists():
         raise InputError(Problem(str(doc.path), None, f"corpus file not found: {corpus}", field="corpus"))
     from ..core import staleness
 
     report = staleness.check(doc, corpus)
-    return list(report.stale), None
+    return list(report.stale), None, str(corpus)
 
 
 def _make_run(args, doc):
@@ -147,6 +148,17 @@ def _refuse_conflicts(args) -> None:
         raise InputError(Problem("--dry-run", None, "nothing to spend with --run: the run is already made"))
 
 
+def _refuse_judge_on_a_made_run(args, run) -> None:
+    """``--judge`` asks a judge about the answers of the run the check makes (judge.md); a
+    given run is already made, so the option would be silently ignored: exit 2 instead."""
+    judged = sum(1 for c in run.cases if "judge" in c)
+    if judged:
+        why = f"{args.run} already holds the judge's verdicts ({judged} cases); the check reads them"
+    else:
+        why = f"{args.run} holds no judge verdicts; make it with `ragtriage run TESTSET --judge SPEC`"
+    raise InputError(Problem("--judge", None, f"judges the run the check makes, not a given --run: {why}"))
+
+
 def _print_warnings(warnings) -> None:
     for w in warnings or ():
         print(f"warning: {w}" if getattr(w, "severity", "") == "warning" else str(w), file=sys.stderr)
@@ -157,6 +169,8 @@ def _the_run(args, doc):
     run None when a run made here was interrupted."""
     if args.run:
         run = read_run(args.run)
+        if args.judge:
+            _refuse_judge_on_a_made_run(args, run)
         _print_warnings(run.warnings)
         chunk_text = None
         if run.meta.get("testset_hash") != getattr(doc, "content_hash", None):
@@ -188,14 +202,16 @@ def main(args) -> int:
         return _dry_run(args, doc)
     if judge_bars and not args.run:
         _few_grades_first(doc, judge_bars, min_grades)  # before spending on a run the bar cannot use
-    stale, note = _stale_entries(doc)
+    stale, note, stale_corpus = _stale_entries(doc)
     run, label, chunk_text = _the_run(args, doc)
     if run is None:
         print("interrupted: the check was not judged", file=sys.stderr)
         return Exit.INTERRUPTED
     if judge_bars:
         _refuse_unproven_judge(doc, run, judge_bars, min_kappa, min_grades)
-    result = judge(doc, run, bars, stale=stale, run_label=label, chunk_text=chunk_text)
+    result = judge(
+        doc, run, bars, stale=stale, run_label=label, chunk_text=chunk_text, stale_corpus=stale_corpus
+    )
     if note:
         result.notes.append(note)
     sys.stdout.write(render_text(result))

@@ -153,6 +153,10 @@ def main(args: argparse.Namespace) -> int:
         check_writable(args.json, "--json")  # before reading a big corpus, not after
     doc = TestSetDocument.load(args.testset)
     corpus = Path(args.corpus) if args.corpus else doc.corpus_path
+    if args.json:
+        from .outputs import guard_outputs
+
+        guard_outputs({"--json": args.json}, [doc.path, doc.corpus_path, args.corpus])
     if corpus is None:
         raise CorpusError(
             Problem(

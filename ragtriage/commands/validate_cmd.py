@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -51,6 +52,9 @@ def _stale_labels(
     from ..core import staleness
 
     out = []
+    hint = "ragtriage stale"
+    if doc.corpus_path is None or corpus_path.resolve() != doc.corpus_path.resolve():  # validate --corpus
+        hint += f" {shlex.quote(str(doc.path))} --corpus {shlex.quote(str(corpus_path))}"
     for e in staleness.check(doc, corpus_path).stale:
         cid, label, status = _entry_fields(e)
         if status == "unknown" and any(w.case == cid and repr(label) in w.message for w in warnings):
@@ -59,7 +63,7 @@ def _stale_labels(
             Problem(
                 str(doc.path),
                 lines.get(cid) if cid is not None else None,
-                f"label {label!r} is stale ({status}; see `ragtriage stale`)",
+                f"label {label!r} is stale in {corpus_path} ({status}; see `{hint}`)",
                 case=cid,
                 field="expected",
                 severity="warning",

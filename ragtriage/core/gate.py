@@ -132,6 +132,7 @@ class CheckResult:
     case_lines: dict[str, int] = field(default_factory=dict)
     details: dict[str, str] = field(default_factory=dict)  # id -> where to look, for failing cases
     meta: dict = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
+    stale_corpus: str | None = None  # the chunks file the labels were checked against
 
     @property
     def failed_bars(self) -> list[BarResult]:
@@ -155,6 +156,7 @@ class CheckResult:
             "passed": self.passed,
             "bars": [b.to_dict() for b in self.bars],
             "stale": [_stale_fields(e) for e in self.stale],
+            "stale_corpus": self.stale_corpus,
             "missing": list(self.missing),
             "summary": self.summary,
             "failures": [
@@ -230,10 +232,11 @@ def render_text(res: CheckResult) -> str:
             )
     else:
         out.append("no bars: set `gates:` in the test set or pass --min METRIC=VALUE")
+    against = f" in {res.stale_corpus}" if res.stale_corpus else ""
     for e in res.stale:
         s = _stale_fields(e)
         out.append(
-            f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']} (see `ragtriage stale`)"
+            f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']}{against} (see `ragtriage stale`)"
         )
     if res.missing:
         out.append(
@@ -306,7 +309,13 @@ def _md_numbers(res: CheckResult) -> list[str]:
 def _md_stale_and_missing(res: CheckResult) -> list[str]:
     out = []
     if res.stale:
-        out += [f"### ❌ Stale labels: {len(res.stale)}", "", "| case | label | status |", "|---|---|---|"]
+        against = f" (against `{_md(res.stale_corpus)}`)" if res.stale_corpus else ""
+        out += [
+            f"### ❌ Stale labels: {len(res.stale)}{against}",
+            "",
+            "| case | label | status |",
+            "|---|---|---|",
+        ]
         for e in res.stale:
             s = _stale_fields(e)
             out.append(f"| `{_md(s['case'])}` | `{_md(s['label'])}` | {_md(s['status'])} |")
@@ -540,7 +549,14 @@ def _case_lines(doc) -> dict[str, int]:
 
 
 def judge(
-    doc, run, bars: list[Bar], *, stale=(), run_label: str | None = None, chunk_text=None
+    doc,
+    run,
+    bars: list[Bar],
+    *,
+    stale=(),
+    run_label: str | None = None,
+    chunk_text=None,
+    stale_corpus: str | None = None,
 ) -> CheckResult:
     """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
 
@@ -571,4 +587,5 @@ def judge(
         _case_lines(doc),
         details,
         meta,
+        stale_corpus if stale else None,
     )

@@ -21,6 +21,7 @@ import orjson
 from .clock import utc_now
 from .errors import InputError, Problem
 from .files import atomic_write, require_regular_file
+from .metrics import MAX_K
 from .secrets import redact_bytes
 
 _DUMP = orjson.OPT_APPEND_NEWLINE
@@ -155,6 +156,8 @@ class _Reader:
         k = obj.get("k")
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             self.problem(line, "must be a whole number of 1 or more", field="k")
+        elif k > MAX_K:  # no run could have used it (run --k refuses it too)
+            self.problem(line, f"must be at most {MAX_K:,}", field="k")
         self.fields(obj, line, _META_FIELDS)
 
     def case_line(self, line: int, obj: dict[str, Any]) -> None:
@@ -228,7 +231,7 @@ def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
             raise InputError(Problem(str(p), None, "test set not found"))
         return p
     named = meta.get("testset")
-    if not named:
+    if not named or not isinstance(named, str):  # a number or a list names no file
         raise InputError(
             Problem(str(run_path), 1, "the run names no test set: pass --testset TESTSET", field="testset")
         )

@@ -471,6 +471,9 @@ class Scanner:
                 text = rec["text"]
                 if type(cid) is not str or type(text) is not str or not cid.strip():
                     raise ValueError
+                start, end = rec.get("start"), rec.get("end")  # iter_chunks' rule: whole numbers, not "10"
+                if not ((start is None or type(start) is int) and (end is None or type(end) is int)):
+                    raise ValueError
             except Exception:
                 _bad_line(path, lineno)
             feed(lineno, rec, cid, text, meter.done)
