@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from .base import AppScreen
 from .messages import (
@@ -531,6 +531,10 @@ class RagtriageApp(App[int]):
 
     # -- actions -----------------------------------------------------------------------
     def action_save(self) -> None:
+        apply = getattr(self.screen, "action_apply", None)
+        if isinstance(self.screen, ModalScreen) and callable(apply):
+            apply()  # ctrl+s in a dialog's form applies it; the next ctrl+s saves the file
+            return
         if not self.loaded:
             self.notify("still loading")
             return

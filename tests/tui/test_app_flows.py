@@ -108,7 +108,7 @@ async def test_keys_typed_as_the_editor_opens_reach_its_field(shop, size):
         assert isinstance(app.screen, CasesScreen)
         assert app.doc.case(cid).question == question + " yes"
         assert len(app.doc) == 8  # no key went to the Cases screen (x deletes, a adds there)
-        type_at_once(app, ["a", *"nuevo-1"])  # a new case, its id typed at once
+        type_at_once(app, ["n", *"nuevo-1"])  # a new case, its id typed at once
         await settle(app, pilot)
         assert app.screen.form_fields()["id"] == "nuevo-1"
 
@@ -165,7 +165,7 @@ async def test_run_from_the_cases_screen_without_a_run(shop_run, size):
         await pilot.press("ctrl+r")
         await settle(app, pilot)
         assert type(app.screen).__name__ == "RunDialog"
-        await pilot.press("ctrl+j")  # builtin, the test set's k, a new run file beside it
+        await pilot.press("ctrl+s")  # builtin, the test set's k, a new run file beside it
         await settle(app, pilot)
         triage = app.screen
         assert type(triage).__name__ == "TriageScreen"

@@ -63,7 +63,7 @@ def test_picker(snap_compare, shop):
 def test_stale_review(snap_compare, shop):
     async def ready(pilot):
         await settle(pilot.app, pilot)
-        await pilot.press("r")
+        await pilot.press("l")
         await settle(pilot.app, pilot)
 
     app = _app(shop, corpus_path=shop.parent / "rechunked.chunks.jsonl")

@@ -53,7 +53,7 @@ leaves a recovery file the next start offers to restore.
         Binding(
             "e", "edit", "Edit", show=False, id="cases.edit", tooltip='open the case editor (also enter)'
         ),
-        # enter and a open the editor in the same key dispatch (priority: before the key goes
+        # enter and n open the editor in the same key dispatch (priority: before the key goes
         # to the table and bubbles back), so keys typed right after them reach the editor
         Binding("enter", "edit", "Open", key_display="⏎", priority=True, id="cases.open"),
         Binding(
@@ -63,21 +63,21 @@ leaves a recovery file the next start offers to restore.
             id="cases.pick",
             tooltip='chunk picker: search the corpus and toggle expected chunks',
         ),
-        Binding("a", "add", "New", priority=True, id="cases.new", tooltip='new case'),
+        Binding("n", "add", "New", priority=True, id="cases.new", tooltip='new case (ctrl+n in the editor)'),
         Binding(
             "d",
             "duplicate",
             "Duplicate",
             show=False,
             id="cases.duplicate",
-            tooltip='copy this case right below it',
+            tooltip='copy this case right below it (ctrl+d in the editor)',
         ),
         Binding(
-            "x,delete",
+            "x,delete,f8",
             "delete",
             "Delete",
             id="cases.delete",
-            tooltip='delete this case (asks first; ctrl+z undoes)',
+            tooltip='delete this case (asks first; ctrl+z undoes; f8 in the editor)',
         ),
         Binding(
             "u",
@@ -94,11 +94,11 @@ leaves a recovery file the next start offers to restore.
             tooltip='jump to the next draft, unanswerable, stale or failed case',
         ),
         Binding(
-            "r",
+            "l",
             "review_stale",
             "Stale",
             id="cases.stale",
-            tooltip='review stale labels: accept a candidate, pick, or mark unanswerable',
+            tooltip='review stale labels: accept a candidate, pick, or mark unanswerable (l: labels)',
         ),
         Binding(
             "s",
@@ -417,7 +417,7 @@ leaves a recovery file the next start offers to restore.
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("edit", "add") and not isinstance(self.focused, CaseTable):
-            return False  # in the filter box, enter submits the filter and a is a letter
+            return False  # in the filter box, enter submits the filter and n is a letter
         if action == "triage":
             return self.rt.run_path is not None
         return True

@@ -39,7 +39,7 @@ class CaseTable(ScrollView, can_focus=True):
         Binding("up,k", "cursor_up", "Up", show=False, id="table.up"),
         Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down"),
         Binding("pageup", "page_up", "Page up", show=False, id="table.page_up"),
-        Binding("g,home", "first", "First", show=False, id="table.first"),
+        Binding("home", "first", "First", show=False, id="table.first"),  # g grades on Triage
         Binding("G,end", "last", "Last", show=False, id="table.last"),
         Binding("enter", "select", "Open", id="table.open"),
     ]
