@@ -522,6 +522,46 @@ class RagtriageApp(App[int]):
             RunDialog(system, doc.settings.k, default_run_path(folder, doc.path), len(doc)), chosen
         )
 
+    def open_export(self) -> None:
+        """Ask for a format (or a CI report) and a path; write it in a worker, then say where."""
+        from .screens.export_dialog import ExportDialog, ExportRequest
+
+        if not self.loaded:
+            self.notify("still loading the test set")
+            return
+        doc = self.doc
+
+        def chosen(req: ExportRequest | None) -> None:
+            if req is not None:
+                self.notify(f"exporting to {req.path}…", timeout=2)
+                self._export(req.kind, req.path)
+
+        self.push_screen(
+            ExportDialog(doc.path, [doc.path, self.corpus_path], self.run_path, len(doc)), chosen
+        )
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
+    def _export(self, kind: str, path: Path) -> None:
+        from ..core.errors import InputError
+        from .export import export
+
+        try:
+            done = export(self.doc, kind, path, run_path=self.run_path, corpus=self.corpus)
+        except InputError as e:
+            self.post_message(
+                Notice("not exported: " + "; ".join(str(p) for p in e.problems[:3]), severity="error")
+            )
+            return
+        except Exception as e:  # a renderer that fails must not take the app down: say so
+            self.post_message(Notice(f"not exported: {type(e).__name__}: {e}", severity="error"))
+            return
+        text = done.message
+        if self.session.dirty:
+            text += " (with the unsaved changes)"
+        if done.notes:
+            text += " · note: " + "; ".join(done.notes[:2])
+        self.post_message(Notice(text, severity=done.severity))
+
     def cases_cursor(self) -> str | None:
         """The case under the Cases screen's cursor, if that screen is open."""
         for screen in self.screen_stack:

@@ -30,7 +30,8 @@ class CasesScreen(AppScreen[None]):
 Every case of the test set. Flags: ✎ draft (no expected chunk yet),
 ∅ unanswerable, ⚠ stale label. With --run, the reason of each case (✓ pass, ✗ fail).
 Filter with / (matches id, topic, question, chunk ids, flags, reason, pass/fail, tags).
-ctrl+r runs the test set on a system; t opens the run's failures (Triage).
+ctrl+r runs the test set on a system; t opens the run's failures (Triage);
+ctrl+e exports it (every format of ragtriage export, or the CI report of the run).
 Saving is the same on every screen: each change is one undo step (ctrl+z),
 ctrl+s writes the file, q asks before dropping unsaved changes, and a crash
 leaves a recovery file the next start offers to restore.
@@ -129,6 +130,13 @@ leaves a recovery file the next start offers to restore.
             "Run…",
             id="cases.run",
             tooltip="run the test set on a system (builtin, a results file, your RAG); results go to Triage",
+        ),
+        Binding(
+            "ctrl+e",
+            "export",
+            "Export…",
+            id="cases.export",
+            tooltip="the test set in another tool's format (jsonl, csv, ragas, deepeval, trec) or a CI report",
         ),
         Binding(
             "t",
@@ -427,3 +435,6 @@ leaves a recovery file the next start offers to restore.
 
     def action_run(self) -> None:
         self.rt.open_run()
+
+    def action_export(self) -> None:
+        self.rt.open_export()
