@@ -68,7 +68,9 @@ class RagtriageApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ragtriage"
     ENABLE_COMMAND_PALETTE = True
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    # -narrow: panes stacked (list above, detail below); -huge: the detail pane and the
+    # question column grow with the width
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide"), (160, "-huge")]
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True, id="app.save"),
