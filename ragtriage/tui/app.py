@@ -372,6 +372,10 @@ class RagtriageApp(App[int]):
         tracker = self._run_reasons
         if tracker is not None and self.run_path is not None and tracker.run_path != self.run_path:
             self._track_reasons(self.run_path)  # a new run from the app: follow that one
+        elif self._kept_triage() is not None:
+            # Triage's records are the newest (a case re-run there too): the next edit made
+            # without Triage on the stack follows on from them
+            self._run_reasons = None
 
     def _track_reasons(self, run_path: Path) -> None:
         """Rescore the run's stored reasons against the test set (a worker), then keep them
@@ -400,6 +404,8 @@ class RagtriageApp(App[int]):
 
     def _update_reasons(self) -> None:
         tracker = self._run_reasons
+        if tracker is None or tracker.run_path != self.run_path:
+            tracker = self._adopt_triage_reasons()
         if tracker is None or tracker.state is None or tracker.run_path != self.run_path:
             return
         try:
@@ -411,6 +417,26 @@ class RagtriageApp(App[int]):
         if reasons is not None:
             self.reasons = reasons
             self.announce()
+
+    def _adopt_triage_reasons(self) -> RunReasons | None:
+        """``ragtriage triage RUN``: no tracker was started (the Triage screen reads and rescores
+        the run itself), so an edit made on Cases while Triage is not on the stack would leave
+        the reason column as it was. Follow on from the Triage screen's records, as up to date
+        as its last sync with the session: the edits since then are rescored here."""
+        from .triage_state import TriageState
+
+        screen = self._kept_triage()
+        state = getattr(screen, "state", None)
+        sync = getattr(screen, "sync", None)
+        if self.run_path is None or state is None or sync is None or not sync.started:
+            return None
+        if getattr(screen, "running", False):
+            return None  # a run in progress: its screen publishes the reasons when done
+        tracker = RunReasons(self.run_path)
+        tracker.state = TriageState(list(state.records), state.k)  # records are replaced, not changed
+        tracker.sync.synced = sync.synced
+        self._run_reasons = tracker
+        return tracker
 
     # -- one place where edits happen ------------------------------------------------------
     def edit(self, op: str, *args: Any, **kwargs: Any) -> Any:
