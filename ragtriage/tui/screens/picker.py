@@ -160,7 +160,7 @@ every one). Labels (what the chunk says now) are recorded when you save.
             else ("∅ unanswerable" if case.unanswerable else "none yet")
         )
         t.append(f"   expect: {case.expect} ", style="dim")
-        t.append("(a switches)", style="dim italic")
+        t.append("(A switches)", style="dim italic")
         self.query_one("#picker-case", Static).update(t)
 
     # -- state -----------------------------------------------------------------------
