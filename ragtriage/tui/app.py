@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 
 from .base import AppScreen
 from .messages import (
@@ -68,7 +68,9 @@ class RagtriageApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ragtriage"
     ENABLE_COMMAND_PALETTE = True
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    # -narrow: panes stacked (list above, detail below); -huge: the detail pane and the
+    # question column grow with the width
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide"), (160, "-huge")]
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True, id="app.save"),
@@ -373,6 +375,10 @@ class RagtriageApp(App[int]):
         tracker = self._run_reasons
         if tracker is not None and self.run_path is not None and tracker.run_path != self.run_path:
             self._track_reasons(self.run_path)  # a new run from the app: follow that one
+        elif self._kept_triage() is not None:
+            # Triage's records are the newest (a case re-run there too): the next edit made
+            # without Triage on the stack follows on from them
+            self._run_reasons = None
 
     def _track_reasons(self, run_path: Path) -> None:
         """Rescore the run's stored reasons against the test set (a worker), then keep them
@@ -401,6 +407,8 @@ class RagtriageApp(App[int]):
 
     def _update_reasons(self) -> None:
         tracker = self._run_reasons
+        if tracker is None or tracker.run_path != self.run_path:
+            tracker = self._adopt_triage_reasons()
         if tracker is None or tracker.state is None or tracker.run_path != self.run_path:
             return
         try:
@@ -412,6 +420,26 @@ class RagtriageApp(App[int]):
         if reasons is not None:
             self.reasons = reasons
             self.announce()
+
+    def _adopt_triage_reasons(self) -> RunReasons | None:
+        """``ragtriage triage RUN``: no tracker was started (the Triage screen reads and rescores
+        the run itself), so an edit made on Cases while Triage is not on the stack would leave
+        the reason column as it was. Follow on from the Triage screen's records, as up to date
+        as its last sync with the session: the edits since then are rescored here."""
+        from .triage_state import TriageState
+
+        screen = self._kept_triage()
+        state = getattr(screen, "state", None)
+        sync = getattr(screen, "sync", None)
+        if self.run_path is None or state is None or sync is None or not sync.started:
+            return None
+        if getattr(screen, "running", False):
+            return None  # a run in progress: its screen publishes the reasons when done
+        tracker = RunReasons(self.run_path)
+        tracker.state = TriageState(list(state.records), state.k)  # records are replaced, not changed
+        tracker.sync.synced = sync.synced
+        self._run_reasons = tracker
+        return tracker
 
     # -- one place where edits happen ------------------------------------------------------
     def edit(self, op: str, *args: Any, **kwargs: Any) -> Any:
@@ -525,6 +553,46 @@ class RagtriageApp(App[int]):
             RunDialog(system, doc.settings.k, default_run_path(folder, doc.path), len(doc)), chosen
         )
 
+    def open_export(self) -> None:
+        """Ask for a format (or a CI report) and a path; write it in a worker, then say where."""
+        from .screens.export_dialog import ExportDialog, ExportRequest
+
+        if not self.loaded:
+            self.notify("still loading the test set")
+            return
+        doc = self.doc
+
+        def chosen(req: ExportRequest | None) -> None:
+            if req is not None:
+                self.notify(f"exporting to {req.path}…", timeout=2)
+                self._export(req.kind, req.path)
+
+        self.push_screen(
+            ExportDialog(doc.path, [doc.path, self.corpus_path], self.run_path, len(doc)), chosen
+        )
+
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
+    def _export(self, kind: str, path: Path) -> None:
+        from ..core.errors import InputError
+        from .export import export
+
+        try:
+            done = export(self.doc, kind, path, run_path=self.run_path, corpus=self.corpus)
+        except InputError as e:
+            self.post_message(
+                Notice("not exported: " + "; ".join(str(p) for p in e.problems[:3]), severity="error")
+            )
+            return
+        except Exception as e:  # a renderer that fails must not take the app down: say so
+            self.post_message(Notice(f"not exported: {type(e).__name__}: {e}", severity="error"))
+            return
+        text = done.message
+        if self.session.dirty:
+            text += " (with the unsaved changes)"
+        if done.notes:
+            text += " · note: " + "; ".join(done.notes[:2])
+        self.post_message(Notice(text, severity=done.severity))
+
     def cases_cursor(self) -> str | None:
         """The case under the Cases screen's cursor, if that screen is open."""
         for screen in self.screen_stack:
@@ -534,6 +602,10 @@ class RagtriageApp(App[int]):
 
     # -- actions -----------------------------------------------------------------------
     def action_save(self) -> None:
+        apply = getattr(self.screen, "action_apply", None)
+        if isinstance(self.screen, ModalScreen) and callable(apply):
+            apply()  # ctrl+s in a dialog's form applies it; the next ctrl+s saves the file
+            return
         if not self.loaded:
             self.notify("still loading")
             return

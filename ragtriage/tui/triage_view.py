@@ -136,7 +136,7 @@ def _expected(
     elif not expected:
         t.append(
             "✎ no expected chunk yet ("
-            + ("a: accept a retrieved one" if ranking else "e, then ctrl+o: pick one from the corpus")
+            + ("a: accept a retrieved one" if ranking else "p: pick one from the corpus")
             + ")\n"
         )
     else:

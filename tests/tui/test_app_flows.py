@@ -108,7 +108,7 @@ async def test_keys_typed_as_the_editor_opens_reach_its_field(shop, size):
         assert isinstance(app.screen, CasesScreen)
         assert app.doc.case(cid).question == question + " yes"
         assert len(app.doc) == 8  # no key went to the Cases screen (x deletes, a adds there)
-        type_at_once(app, ["a", *"nuevo-1"])  # a new case, its id typed at once
+        type_at_once(app, ["n", *"nuevo-1"])  # a new case, its id typed at once
         await settle(app, pilot)
         assert app.screen.form_fields()["id"] == "nuevo-1"
 
@@ -165,7 +165,7 @@ async def test_run_from_the_cases_screen_without_a_run(shop_run, size):
         await pilot.press("ctrl+r")
         await settle(app, pilot)
         assert type(app.screen).__name__ == "RunDialog"
-        await pilot.press("ctrl+j")  # builtin, the test set's k, a new run file beside it
+        await pilot.press("ctrl+s")  # builtin, the test set's k, a new run file beside it
         await settle(app, pilot)
         triage = app.screen
         assert type(triage).__name__ == "TriageScreen"
@@ -230,3 +230,36 @@ async def test_at_80_by_24_J_and_K_scroll_the_detail_panes_from_the_list(shop_ru
         assert detail.max_scroll_y > 0  # two expected chunks: more than the pane shows
         await pilot.press("J")
         assert detail.scroll_y > 0
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_standalone_triage_edits_on_cases_refresh_the_reason_column(shop_run, size):
+    """`ragtriage triage RUN`, escape to Cases, relabel there: the reason column follows
+    (it kept the reason the run had, while Triage said another), and so does Triage."""
+    ts, run = shop_run
+    app = make_app(ts, run, mode="triage", recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        triage = app.screen
+        before = triage.state.record("garantía")["reason"]
+        await pilot.press("escape")
+        await settle(app, pilot)
+        cases = app.screen
+        assert isinstance(cases, CasesScreen)
+        await goto(pilot, cases, "garantía")
+        assert app.reasons["garantía"] == before
+        await pilot.press("u")  # unanswerable: the stored answer is now judged against that
+        await settle(app, pilot)
+        now = app.reasons["garantía"]
+        assert now != before
+        row = next(r for r in cases.rows.rows if r.id == "garantía")
+        assert row.reason == now  # what the table shows
+        await pilot.press("ctrl+z")  # an undo recomputes the column too
+        await settle(app, pilot)
+        assert app.reasons["garantía"] == before
+        await pilot.press("u")
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert app.screen is triage
+        assert triage.state.record("garantía")["reason"] == app.reasons["garantía"] == now

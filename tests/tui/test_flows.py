@@ -62,7 +62,7 @@ async def test_j_k_g_G_move_and_sort(shop):
         assert table.current_id == "plazo-entrega"
         await pilot.press("G")
         assert table.current_id == "domingo"
-        await pilot.press("g")
+        await pilot.press("home")
         assert table.current_id == "precio-entrega"
         await pilot.press("s")  # sort by id, cursor stays on its case
         await pilot.pause()
@@ -115,7 +115,7 @@ async def test_add_a_case_through_the_picker(shop):
     app = make_app(shop)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("a")
+        await pilot.press("n")
         await settle(app, pilot)
         editor = app.screen
         assert isinstance(editor, EditorScreen) and editor.case_id is None
@@ -154,7 +154,7 @@ async def test_toggle_a_chunk_out_and_expect_all(shop):
         await pilot.press("G", "k", "p")  # garantía
         await settle(app, pilot)
         assert app.screen.case_id == "garantía"
-        await pilot.press("a")  # expect all -> any
+        await pilot.press("A")  # expect all -> any
         await settle(app, pilot)
         assert app.session.doc.case("garantía").expect == "any"
         results = [cid for cid, _ in app.screen.results]
@@ -200,7 +200,7 @@ async def test_toggle_unanswerable(shop):
         await settle(app, pilot)
         assert not app.session.doc.case("domingo").unanswerable
         assert app.screen.rows.rows[-1].flags == ("draft",)
-        await pilot.press("g", "u")  # precio-entrega: becomes unanswerable, its chunk dropped
+        await pilot.press("home", "u")  # precio-entrega: becomes unanswerable, its chunk dropped
         await settle(app, pilot)
         case = app.session.doc.case("precio-entrega")
         assert case.unanswerable and case.expected == ()
@@ -215,7 +215,7 @@ async def test_resolve_a_stale_label_after_rechunking(shop):
         await settle(app, pilot)
         assert app.stale_ids == {"precio-entrega"}
         assert "⚠ stale" in app.screen.rows.rows[0].flags_text
-        await pilot.press("r")
+        await pilot.press("l")
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, StaleScreen)
@@ -236,7 +236,7 @@ async def test_mark_unanswerable_from_stale_review(shop):
     app = make_app(shop, corpus_path=shop.parent / "rechunked.chunks.jsonl")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("r")
+        await pilot.press("l")
         await settle(app, pilot)
         await pilot.press("u")
         await settle(app, pilot)

@@ -141,7 +141,7 @@ async def test_stale_list_never_wraps_an_id(shop, size):
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
         app.screen.table.focus()
-        await pilot.press("r")
+        await pilot.press("l")
         await settle(app, pilot)
         lst = app.screen.query_one("#stale-list")
         # two lines per label, whatever the width (⚠ case id; label · status): none wrapped

@@ -179,7 +179,7 @@ async def test_undo_of_an_edit_elsewhere_shows_the_case_it_changed(shop):
         await pilot.press("G", "u")  # domingo: unanswerable -> answerable again (a draft)
         await settle(app, pilot)
         assert not app.session.doc.case("domingo").unanswerable
-        await pilot.press("g")
+        await pilot.press("home")
         assert cases.table.current_id == "precio-entrega"
         await pilot.press("ctrl+z")
         await settle(app, pilot)
@@ -189,7 +189,7 @@ async def test_undo_of_an_edit_elsewhere_shows_the_case_it_changed(shop):
 
 async def test_triage_dead_end_with_nothing_retrieved_says_where_to_pick_a_chunk(shop_de):
     """lieferzeit (German demo) retrieves nothing: `a` and `r` have nothing to offer and
-    said only that; a new user did not know the picker is one `e` + ctrl+o away."""
+    said only that; a new user did not know the picker is one key away (p, as on Cases)."""
     run = shop_de.parent / "run.jsonl"
     evaluate(shop_de, "builtin", out=run)
     app = make_app(shop_de, run, mode="triage", recovery=False)
@@ -203,10 +203,10 @@ async def test_triage_dead_end_with_nothing_retrieved_says_where_to_pick_a_chunk
         await pilot.press("a", "r")
         await settle(app, pilot)
         messages = [n.message for n in app._notifications]
-        assert any(m.startswith("nothing was retrieved") and "ctrl+o" in m for m in messages)
-        assert any(m.startswith("no other retrieved chunk") and "ctrl+o" in m for m in messages)
+        assert any(m.startswith("nothing was retrieved") and "p searches" in m for m in messages)
+        assert any(m.startswith("no other retrieved chunk") and "p searches" in m for m in messages)
         assert type(app.screen).__name__ == "TriageScreen"
-        await pilot.press("e", "ctrl+o")  # the hint holds: editor, then picker on this case
+        await pilot.press("p")  # the hint holds: the picker on this case
         await settle(app, pilot)
         assert isinstance(app.screen, PickerScreen) and app.screen.case_id == "lieferzeit"
 
@@ -256,7 +256,7 @@ async def test_a_run_that_fails_before_any_case_keeps_the_earlier_run_on_screen(
         assert type(dialog).__name__ == "RunDialog"
         dialog.query_one("#run-system").value = "python:no_such_module_qa:answer"
         out = Path(dialog.query_one("#run-out").value)
-        await pilot.press("ctrl+j")
+        await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert app.screen is triage and not triage.running
         assert len(triage.state) == 8  # the earlier run, still there

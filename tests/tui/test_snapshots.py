@@ -63,8 +63,40 @@ def test_picker(snap_compare, shop):
 def test_stale_review(snap_compare, shop):
     async def ready(pilot):
         await settle(pilot.app, pilot)
-        await pilot.press("r")
+        await pilot.press("l")
         await settle(pilot.app, pilot)
 
     app = _app(shop, corpus_path=shop.parent / "rechunked.chunks.jsonl")
     assert snap_compare(app, terminal_size=(120, 36), run_before=ready)
+
+
+def test_editor_at_80_by_24(snap_compare, shop):
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("enter")
+        await settle(pilot.app, pilot)
+        await still(pilot)
+
+    assert snap_compare(_app(shop), terminal_size=(80, 24), run_before=ready)
+
+
+def test_picker_at_80_by_24(snap_compare, shop):
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("p")
+        await settle(pilot.app, pilot)
+        await still(pilot)
+
+    assert snap_compare(_app(shop), terminal_size=(80, 24), run_before=ready)
+
+
+def test_export_dialog_at_80_by_24(snap_compare, shop, monkeypatch):
+    monkeypatch.chdir(shop.parent)  # the default path is shown as given: shop.export.jsonl
+
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("ctrl+e")
+        await settle(pilot.app, pilot)
+        await still(pilot)
+
+    assert snap_compare(_app("shop.yaml"), terminal_size=(80, 24), run_before=ready)

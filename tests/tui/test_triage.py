@@ -240,7 +240,7 @@ async def test_edit_must_contain(shop):
         await goto(pilot, screen, "tarjeta-rechazada")
         await pilot.press("m")
         assert type(app.screen).__name__ == "MustContainDialog"
-        await pilot.press(*["backspace"] * len("otra tarjeta"), *"tarjeta", "ctrl+j")
+        await pilot.press(*["backspace"] * len("otra tarjeta"), *"tarjeta", "ctrl+s")
         await settle(app, pilot)
         rec = screen.state.record("tarjeta-rechazada")
         assert rec["correct"] is True and rec["reason"] == "supported-correct"
@@ -258,7 +258,7 @@ async def test_note_and_reviewed_are_kept_across_sessions(shop):
         await settle(app, pilot)
         screen = app.screen
         await goto(pilot, screen, "reembolso")
-        await pilot.press("n", *"el cliente dice reembolso", "enter")
+        await pilot.press("o", *"el cliente dice reembolso", "enter")
         await pilot.press("v")
         await settle(app, pilot)
         assert "✎ note  el cliente dice reembolso" in text(screen.query_one("#triage-detail"))
@@ -289,7 +289,7 @@ async def test_rerun_one_case_asks_the_system_again(shop):
         await goto(pilot, screen, "plazo-entrega")
         # the question is rewritten (as in the editor); relabel alone cannot change the ranking
         app.edit("update_case", "plazo-entrega", question="cuándo llega el pedido")
-        await pilot.press("x")
+        await pilot.press("R")
         await settle(app, pilot)
         rec = screen.state.record("plazo-entrega")
         assert rec["ranking"][0] == "entrega-2" and rec["reason"] == "supported-correct"
@@ -348,7 +348,7 @@ async def test_run_from_the_app_with_builtin_fills_the_table(shop):
         await pilot.press("ctrl+r")
         assert type(app.screen).__name__ == "RunDialog"
         out = app.screen.query_one("#run-out").value
-        await pilot.press("ctrl+j")
+        await pilot.press("ctrl+s")
         await pilot.press("j", "k")  # keys are handled while the worker runs
         await settle(app, pilot)
         assert not screen.running
@@ -393,7 +393,7 @@ async def test_keys_work_during_a_run_and_cancel_keeps_what_finished(shop, gated
         dialog = app.screen
         dialog.query_one("#run-system").value = "python:triage_gated_system:answer"
         out = Path(dialog.query_one("#run-out").value)
-        await pilot.press("ctrl+j")
+        await pilot.press("ctrl+s")
         await until(pilot, lambda: len(screen.state) == 3)
         assert screen.running
         assert "running 3/8" in text(screen.query_one("#triage-status"))
@@ -422,7 +422,7 @@ async def test_bad_k_in_the_run_dialog_is_shown_not_run(shop):
         await pilot.press("ctrl+r")
         dialog = app.screen
         dialog.query_one("#run-k").value = "0"
-        await pilot.press("ctrl+j")
+        await pilot.press("ctrl+s")
         assert app.screen is dialog
         assert "k: a whole number of 1 or more" in text(dialog.query_one("#run-error"))
         await pilot.press("escape")
@@ -488,7 +488,7 @@ async def test_every_action_is_in_the_footer_and_the_palette(shop):
         help_text = text(app.screen.query_one("#help-text"))
         assert "Triage — keys" in help_text and "Accept chunk" in help_text and "Re-run case" in help_text
         await pilot.press("escape")
-        await pilot.press("s")
+        await pilot.press("i")
         assert not app.screen.query_one("#triage-summary").display
 
 

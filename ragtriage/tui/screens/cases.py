@@ -30,7 +30,8 @@ class CasesScreen(AppScreen[None]):
 Every case of the test set. Flags: ✎ draft (no expected chunk yet),
 ∅ unanswerable, ⚠ stale label. With --run, the reason of each case (✓ pass, ✗ fail).
 Filter with / (matches id, topic, question, chunk ids, flags, reason, pass/fail, tags).
-ctrl+r runs the test set on a system; t opens the run's failures (Triage).
+ctrl+r runs the test set on a system; t opens the run's failures (Triage);
+ctrl+e exports it (every format of ragtriage export, or the CI report of the run).
 Saving is the same on every screen: each change is one undo step (ctrl+z),
 ctrl+s writes the file, q asks before dropping unsaved changes, and a crash
 leaves a recovery file the next start offers to restore.
@@ -53,7 +54,7 @@ leaves a recovery file the next start offers to restore.
         Binding(
             "e", "edit", "Edit", show=False, id="cases.edit", tooltip='open the case editor (also enter)'
         ),
-        # enter and a open the editor in the same key dispatch (priority: before the key goes
+        # enter and n open the editor in the same key dispatch (priority: before the key goes
         # to the table and bubbles back), so keys typed right after them reach the editor
         Binding("enter", "edit", "Open", key_display="⏎", priority=True, id="cases.open"),
         Binding(
@@ -63,21 +64,21 @@ leaves a recovery file the next start offers to restore.
             id="cases.pick",
             tooltip='chunk picker: search the corpus and toggle expected chunks',
         ),
-        Binding("a", "add", "New", priority=True, id="cases.new", tooltip='new case'),
+        Binding("n", "add", "New", priority=True, id="cases.new", tooltip='new case (ctrl+n in the editor)'),
         Binding(
             "d",
             "duplicate",
             "Duplicate",
             show=False,
             id="cases.duplicate",
-            tooltip='copy this case right below it',
+            tooltip='copy this case right below it (ctrl+d in the editor)',
         ),
         Binding(
-            "x,delete",
+            "x,delete,f8",
             "delete",
             "Delete",
             id="cases.delete",
-            tooltip='delete this case (asks first; ctrl+z undoes)',
+            tooltip='delete this case (asks first; ctrl+z undoes; f8 in the editor)',
         ),
         Binding(
             "u",
@@ -94,11 +95,11 @@ leaves a recovery file the next start offers to restore.
             tooltip='jump to the next draft, unanswerable, stale or failed case',
         ),
         Binding(
-            "r",
+            "l",
             "review_stale",
             "Stale",
             id="cases.stale",
-            tooltip='review stale labels: accept a candidate, pick, or mark unanswerable',
+            tooltip='review stale labels: accept a candidate, pick, or mark unanswerable (l: labels)',
         ),
         Binding(
             "s",
@@ -129,6 +130,13 @@ leaves a recovery file the next start offers to restore.
             "Run…",
             id="cases.run",
             tooltip="run the test set on a system (builtin, a results file, your RAG); results go to Triage",
+        ),
+        Binding(
+            "ctrl+e",
+            "export",
+            "Export…",
+            id="cases.export",
+            tooltip="the test set in another tool's format (jsonl, csv, ragas, deepeval, trec) or a CI report",
         ),
         Binding(
             "t",
@@ -417,7 +425,7 @@ leaves a recovery file the next start offers to restore.
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("edit", "add") and not isinstance(self.focused, CaseTable):
-            return False  # in the filter box, enter submits the filter and a is a letter
+            return False  # in the filter box, enter submits the filter and n is a letter
         if action == "triage":
             return self.rt.run_path is not None
         return True
@@ -427,3 +435,6 @@ leaves a recovery file the next start offers to restore.
 
     def action_run(self) -> None:
         self.rt.open_run()
+
+    def action_export(self) -> None:
+        self.rt.open_export()

@@ -9,6 +9,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Static
 
+from ..keys import KEY_TABLE
+
 
 class Choice(ModalScreen[str | None]):
     """A question with a few answers, each on one key; escape answers None.
@@ -159,6 +161,11 @@ class HelpScreen(ModalScreen[None]):
             out.append("\n")
         out.append("\n  ctrl+p                command palette: every action by name\n")
         out.append("  escape / q / ?        close this help\n")
+        out.append("\nOne key, one meaning, on every screen\n\n", style="bold")
+        for keys, what, where in KEY_TABLE:
+            out.append(f"  {keys:<16}", style="bold")
+            out.append(what)
+            out.append(f" · {where}\n", style="dim")
         return out
 
     def action_dismiss_help(self) -> None:

@@ -50,14 +50,20 @@ class EditorScreen(AppScreen[None]):
 tab / shift+tab move between fields; a field is applied when you leave it
 (one undo step each). Errors appear under the field as you type; an invalid
 field is never written. escape goes back to the cases.
+
+The Cases keys, with ctrl because letters are typed here: ctrl+n new case,
+ctrl+d duplicate; ctrl+o picks chunks (ctrl+p is the palette) and f8 deletes
+the case (ctrl+x cuts text).
 """
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="editor.back"),
         Binding("ctrl+o", "pick", "Pick chunks", priority=True, id="editor.pick"),
         Binding("ctrl+n", "new", "New case", priority=True, id="editor.new"),
-        Binding("f5", "duplicate", "Duplicate", id="editor.duplicate"),
-        Binding("f8", "delete", "Delete case", id="editor.delete"),
+        # ctrl+d: the same letter as d on Cases (delete-right stays on the delete key)
+        Binding("ctrl+d", "duplicate", "Duplicate", priority=True, id="editor.duplicate"),
+        # f8, as on Cases: ctrl+x cuts text in a field
+        Binding("f8", "delete", "Delete case", priority=True, id="editor.delete"),
     ]
 
     def __init__(self, case_id: str | None) -> None:

@@ -36,8 +36,8 @@ class ChunkList(OptionList):
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="picker.down"),
         Binding("k", "cursor_up", "Up", show=False, id="picker.up"),
-        Binding("g", "first", "First", show=False, id="picker.first"),
-        Binding("G", "last", "Last", show=False, id="picker.last"),
+        Binding("home", "first", "First", show=False, id="picker.first"),
+        Binding("G,end", "last", "Last", show=False, id="picker.last"),
     ]
 
 
@@ -87,14 +87,14 @@ the chunks by document.
 
 Toggle a chunk with space or enter. In the search box, ↑/↓ move the highlight
 in the list and space then toggles it (right after typing, space is a space).
-a switches expect between any (one chunk suffices) and all (the answer needs
+A (shift+a) switches expect between any (one chunk suffices) and all (the answer needs
 every one). Labels (what the chunk says now) are recorded when you save.
 """
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="picker.back"),
         Binding("space", "toggle_chunk", "Toggle chunk", key_display="space", id="picker.toggle"),
-        Binding("a", "toggle_expect", "Any/all", id="picker.expect"),
+        Binding("A", "toggle_expect", "Any/all", id="picker.expect", tooltip="expect any one chunk or all"),
         Binding("slash", "focus_query", "Search", key_display="/", id="picker.search"),
     ]
 
@@ -160,7 +160,7 @@ every one). Labels (what the chunk says now) are recorded when you save.
             else ("∅ unanswerable" if case.unanswerable else "none yet")
         )
         t.append(f"   expect: {case.expect} ", style="dim")
-        t.append("(a switches)", style="dim italic")
+        t.append("(A switches)", style="dim italic")
         self.query_one("#picker-case", Static).update(t)
 
     # -- state -----------------------------------------------------------------------

@@ -40,7 +40,7 @@ class RunDialog(ModalScreen[RunRequest | None]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="run.cancel"),
-        Binding("ctrl+j,ctrl+enter", "start", "Start", priority=True, id="run.start"),
+        Binding("ctrl+s", "start", "Start", priority=True, id="run.start"),  # or enter in a field
     ]
 
     def __init__(self, system: str, k: int, out: Path, cases: int) -> None:
@@ -108,6 +108,10 @@ class RunDialog(ModalScreen[RunRequest | None]):
         req = self.request()
         if req is not None:
             self.dismiss(req)
+
+    def action_apply(self) -> None:
+        """ctrl+s in a dialog applies it (the app routes its save key here)."""
+        self.action_start()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

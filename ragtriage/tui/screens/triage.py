@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from .run_dialog import RunRequest
 
 # a dead end with nothing to choose from says where the whole corpus can be searched
-PICK_HINT = " · e opens the editor, where ctrl+o searches the whole corpus"
+PICK_HINT = " · p searches the whole corpus (the chunk picker)"
 
 
 class TriageScreen(TriageBase):
@@ -72,12 +72,21 @@ unsaved changes. Reviewed marks and notes are kept at once.
         Binding("u", "unanswerable", "Unanswerable", id="triage.unanswerable"),
         Binding("m", "must_contain", "Must contain", id="triage.must_contain"),
         Binding("e,enter", "edit", "Editor", id="triage.edit"),
-        Binding("n", "note", "Note", id="triage.note"),
+        Binding("p", "pick", "Pick", id="triage.pick", tooltip="chunk picker: search the whole corpus"),
+        Binding("o", "note", "Note", id="triage.note", tooltip="a reviewer's note, kept with the run"),
         Binding("v", "reviewed", "Reviewed", id="triage.reviewed"),
-        Binding("x", "rerun_case", "Re-run case", id="triage.rerun_case"),
+        Binding(
+            "R",
+            "rerun_case",
+            "Re-run case",
+            id="triage.rerun_case",
+            tooltip="ask the system again for this case",
+        ),
         Binding("ctrl+r", "run", "Run…", id="triage.run"),
         Binding("c", "cancel_run", "Cancel run", id="triage.cancel_run"),
-        Binding("s", "toggle_summary", "Summary", id="triage.summary"),
+        Binding(
+            "i", "toggle_summary", "Summary", id="triage.summary", tooltip="show or hide the run's numbers"
+        ),
         Binding("g", "grade", "Grade", id="triage.grade"),
         Binding("escape", "back", "Back", id="triage.back"),
         *detail_bindings("triage"),
@@ -195,6 +204,11 @@ unsaved changes. Reviewed marks and notes are kept at once.
         if cur is None:
             return
         self.rt.open_editor(cur[0])
+
+    def action_pick(self) -> None:
+        cur = self._current()
+        if cur is not None:
+            self.rt.open_picker(cur[0])
 
     def action_note(self) -> None:
         cur = self._current(need_doc=False)

@@ -88,7 +88,7 @@ class ChunkChoice(ModalScreen[str | None]):
 
 
 class MustContainDialog(ModalScreen[list[str] | None]):
-    """The must-contain strings, one per line; ctrl+j (or ctrl+enter, or the button) applies."""
+    """The must-contain strings, one per line; ctrl+s (or the button) applies."""
 
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="MustContainDialog")
@@ -100,7 +100,8 @@ class MustContainDialog(ModalScreen[list[str] | None]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="must.cancel"),
-        Binding("ctrl+j,ctrl+enter", "apply", "Apply", priority=True, id="must.apply"),
+        # ctrl+s applies a dialog's form, as it saves on a screen (enter is a new line here)
+        Binding("ctrl+s", "apply", "Apply", priority=True, id="must.apply"),
     ]
 
     def __init__(self, case_id: str, strings: list[str], answer: str | None = None) -> None:
@@ -118,7 +119,7 @@ class MustContainDialog(ModalScreen[list[str] | None]):
             if self.answer:
                 yield Static(Text("answer: ", style="dim") + Text(" ".join(self.answer.split())))
             yield TextArea("\n".join(self.strings), id="must-text", soft_wrap=True)
-            yield Button("apply (ctrl+j)", id="must-apply", compact=True)
+            yield Button("apply (ctrl+s)", id="must-apply", compact=True)
             yield Static("escape: cancel", classes="dialog-hint")
 
     def on_mount(self) -> None:
@@ -166,6 +167,10 @@ class NoteDialog(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(event.value)
+
+    def action_apply(self) -> None:
+        """ctrl+s applies, as enter does (the app routes its save key to a dialog's form)."""
+        self.dismiss(self.query_one(Input).value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

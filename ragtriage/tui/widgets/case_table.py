@@ -39,7 +39,7 @@ class CaseTable(ScrollView, can_focus=True):
         Binding("up,k", "cursor_up", "Up", show=False, id="table.up"),
         Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down"),
         Binding("pageup", "page_up", "Page up", show=False, id="table.page_up"),
-        Binding("g,home", "first", "First", show=False, id="table.first"),
+        Binding("home", "first", "First", show=False, id="table.first"),  # g grades on Triage
         Binding("G,end", "last", "Last", show=False, id="table.last"),
         Binding("enter", "select", "Open", id="table.open"),
     ]
@@ -149,13 +149,22 @@ class CaseTable(ScrollView, can_focus=True):
         gaps = len(cols) - 1
         w: dict[str, int] = {}
         w["id"] = min(self._max_id, max(8, width // 4))
-        w["topic"] = min(self._max_topic, 18) if width >= 100 else 0
-        w["expected"] = 20 if width >= 100 else 12
         w["flags"] = 14
-        if self.show_reason:
-            w["reason"] = 24 if width >= 100 else 20
-            if width < 100:
+        if width < 100:
+            w["topic"] = 0
+            w["expected"] = 12
+            if self.show_reason:
+                w["reason"] = 20
                 w["expected"] = 0  # the detail pane lists them; the question needs the room
+        else:
+            # wide: reasons whole; topic and expected only while the question keeps 40 %
+            # of the width (at 200 columns it was squeezed to 17 by columns it can live without)
+            w["id"] = min(self._max_id, max(8, width // 5))
+            if self.show_reason:
+                w["reason"] = 24
+            least = max(24, width * 2 // 5)
+            for name, size in (("topic", min(self._max_topic, 18)), ("expected", 20)):
+                w[name] = size if width - (sum(w.values()) + size + gaps) >= least else 0
         fixed = sum(w.values()) + gaps
         w["question"] = max(10, width - fixed)
         w["_total"] = width

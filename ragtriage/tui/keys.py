@@ -1,0 +1,59 @@
+"""One key, one meaning, on every screen: the table ``?`` help shows and docs/spec/tui.md
+prints (a test keeps the two and the screens' bindings in step).
+
+Lists (Cases, Triage, Stale review, the picker's results) act on a key alone. The case
+editor is a form where letters are typed, so there the same action is ctrl + the same
+letter; two cannot be (ctrl+p is the command palette, ctrl+x cuts text) and are named
+in the table. Dialogs: enter answers or applies, ctrl+s applies a form whose enter makes
+a new line, escape cancels. Every key has a binding id, so it can be rebound.
+"""
+
+from __future__ import annotations
+
+#: (keys, what they do, where) — in the order help shows them
+KEY_TABLE: tuple[tuple[str, str, str], ...] = (
+    ("? / f1", "help: every key of this screen", "everywhere"),
+    ("ctrl+p", "command palette: every action by name", "everywhere"),
+    ("escape", "back; in a dialog, cancel; on Cases, clear the filter", "everywhere"),
+    ("q / ctrl+q", "quit (asks first when there are unsaved changes)", "lists / everywhere"),
+    ("ctrl+s", "save the test set; in a dialog's form, apply it", "everywhere"),
+    ("ctrl+z / ctrl+y", "undo / redo (each change is one step)", "everywhere"),
+    ("ctrl+r", "run the test set on a system", "Cases, Triage"),
+    ("ctrl+e", "export: a format, or a CI report", "Cases"),
+    ("j k ↑ ↓", "move", "lists"),
+    ("home / G end", "first / last", "lists"),
+    ("J / K", "scroll the detail pane", "Cases, Triage, Stale review"),
+    ("/", "filter (Cases) or search (picker)", "Cases, picker"),
+    ("e", "open the case editor", "Cases, Triage"),
+    ("enter", "the list's main action: open the editor; accept the proposed candidate", "lists"),
+    ("p", "chunk picker (ctrl+o in the editor)", "Cases, Triage, Stale review"),
+    ("n", "new case (ctrl+n in the editor)", "Cases"),
+    ("d", "duplicate the case (ctrl+d in the editor)", "Cases"),
+    ("x / delete / f8", "delete the case, asking first (f8 in the editor)", "Cases"),
+    ("u", "unanswerable, or answerable again", "Cases, Triage, Stale review"),
+    ("f", "next flagged case", "Cases"),
+    ("s / S", "sort by the next column / reverse", "Cases"),
+    ("l", "stale labels review", "Cases"),
+    ("t", "Triage: the run's failures", "Cases"),
+    ("a", "accept a retrieved chunk as also correct", "Triage"),
+    ("r", "replace the expected chunk", "Triage"),
+    ("m", "must-contain strings", "Triage"),
+    ("o", "a reviewer's note", "Triage"),
+    ("v", "mark reviewed", "Triage"),
+    ("R", "re-run this case", "Triage"),
+    ("c", "cancel the run", "Triage"),
+    ("g", "grade the answer (judge)", "Triage"),
+    ("i", "show / hide the summary", "Triage"),
+    ("tab / shift+tab", "next / previous group; elsewhere, next / previous pane", "Triage"),
+    ("1-9", "accept candidate n", "Stale review"),
+    ("space", "toggle the chunk in or out of expected", "picker"),
+    ("A", "expect any / all", "picker"),
+)
+
+
+def key_table_markdown() -> str:
+    """The table as docs/spec/tui.md prints it."""
+    lines = ["| keys | what they do | where |", "|---|---|---|"]
+    for keys, what, where in KEY_TABLE:
+        lines.append(f"| `{keys}` | {what} | {where} |")
+    return "\n".join(lines) + "\n"
