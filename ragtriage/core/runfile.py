@@ -14,13 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
 from .clock import utc_now
 from .errors import InputError, Problem
 from .files import atomic_write, require_regular_file
+from .records import CaseRecord, RunMeta, Summary
 from .secrets import redact_bytes
 
 _DUMP = orjson.OPT_APPEND_NEWLINE
@@ -34,9 +35,9 @@ def make_meta(
     k: int,
     version: str,
     started: str | None = None,
-    **extra,
-) -> dict:
-    meta = {
+    corpus: str | None = None,
+) -> RunMeta:
+    meta: RunMeta = {
         "type": "meta",
         "testset": testset,
         "testset_hash": testset_hash,
@@ -45,7 +46,8 @@ def make_meta(
         "started": started or utc_now(),
         "version": version,
     }
-    meta.update({key: v for key, v in extra.items() if v is not None})
+    if corpus is not None:
+        meta["corpus"] = corpus
     return meta
 
 
@@ -55,9 +57,9 @@ class RunFile:
     (None when the run was interrupted before it), ``warnings``."""
 
     path: Path
-    meta: dict
-    cases: list[dict]
-    summary: dict | None
+    meta: RunMeta
+    cases: list[CaseRecord]
+    summary: Summary | None
     warnings: list[Problem] = field(default_factory=list)
 
     @property
@@ -68,7 +70,7 @@ class RunFile:
     def k(self) -> int | None:
         return self.meta.get("k")
 
-    def by_id(self) -> dict[str, dict]:
+    def by_id(self) -> dict[str, CaseRecord]:
         return {c["id"]: c for c in self.cases}
 
 
@@ -109,8 +111,8 @@ class _Reader:
         self.name = name
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
-        self.meta: dict[str, Any] | None = None
-        self.cases: list[dict[str, Any]] = []
+        self.meta: RunMeta | None = None
+        self.cases: list[CaseRecord] = []
         self.seen: dict[str, int] = {}
         self.summary: dict[str, Any] | None = None
 
@@ -151,7 +153,7 @@ class _Reader:
         if self.meta is not None:
             self.problem(line, "a second meta line", field="type")
             return
-        self.meta = obj
+        self.meta = cast(RunMeta, obj)  # its k is checked here, the rest below
         k = obj.get("k")
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             self.problem(line, "must be a whole number of 1 or more", field="k")
@@ -167,7 +169,7 @@ class _Reader:
             self.problem(line, "is required (the diagnosis)", case=cid, field="reason")
         elif self.fields(obj, line, _CASE_FIELDS, case=cid):
             self.seen[cid] = line
-            self.cases.append(obj)
+            self.cases.append(cast(CaseRecord, obj))  # id and reason checked above
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -219,7 +221,7 @@ def read_run(path: str | PathLike[str]) -> RunFile:
 # ---------------------------------------------------------------------------- without reading it all
 
 
-def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
+def resolve_testset(run_path: Path, meta: RunMeta, given: str | PathLike[str] | None = None) -> Path:
     """The test set of a run: ``given`` (``--testset``) or the one named in its meta line,
     tried as written (relative to the working folder), then relative to the run file."""
     if given:
@@ -253,7 +255,7 @@ def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
     )
 
 
-def read_meta(run_path) -> dict:
+def read_meta(run_path: str | PathLike[str]) -> RunMeta:
     """The meta line of a run file (first line only: cheap on a huge run)."""
     run_path = Path(run_path)
     require_regular_file(run_path, "run file")  # a FIFO would block the app's start for ever
@@ -277,7 +279,7 @@ def read_meta(run_path) -> dict:
                 field="type",
             )
         )
-    return meta
+    return cast(RunMeta, meta)  # the first line of a run file, as read (not checked further)
 
 
 def _as_json(o: object) -> object:
@@ -303,7 +305,7 @@ def _plain(v: object) -> object:
     return v
 
 
-def write_run(path: str | PathLike[str], meta: dict, records: list[dict], summary: dict) -> None:
+def write_run(path: str | PathLike[str], meta: RunMeta, records: list[CaseRecord], summary: Summary) -> None:
     """The whole run file at once, atomically (after the judge added its verdicts to the
     streamed cases); every line redacted like the streamed ones."""
     parts = [orjson.dumps(meta, option=_DUMP)]
@@ -312,7 +314,7 @@ def write_run(path: str | PathLike[str], meta: dict, records: list[dict], summar
     atomic_write(path, redact_bytes(b"".join(parts)))
 
 
-def dump_record(record: dict) -> bytes:
+def dump_record(record: CaseRecord) -> bytes:
     """One case line. A field JSON cannot encode is written as text, never a crash mid-run."""
     option = _DUMP | orjson.OPT_SERIALIZE_NUMPY
     try:
@@ -324,7 +326,14 @@ def dump_record(record: dict) -> bytes:
 class RunWriter:
     """Streams a run file. Every case line is flushed as written."""
 
-    def __init__(self, path, meta: dict, keep: list[dict] | None = None, *, exclusive: bool = False):
+    def __init__(
+        self,
+        path: str | PathLike[str],
+        meta: RunMeta,
+        keep: list[CaseRecord] | None = None,
+        *,
+        exclusive: bool = False,
+    ):
         """``exclusive``: the file must not exist yet (FileExistsError otherwise), so two
         runs started at once never share one."""
         self.path = Path(path)
@@ -345,13 +354,13 @@ class RunWriter:
             self._f.flush()
         self.n = len(keep or ())
 
-    def write_case(self, record: dict, flush: bool = True) -> None:
+    def write_case(self, record: CaseRecord, flush: bool = True) -> None:
         self._f.write(redact_bytes(dump_record(record)))
         self.n += 1
         if flush:
             self._f.flush()
 
-    def write_summary(self, summary: dict) -> None:
+    def write_summary(self, summary: Summary) -> None:
         self._f.write(orjson.dumps({"type": "summary", **summary}, option=_DUMP))
         self._f.flush()
 
