@@ -13,6 +13,7 @@ import orjson
 
 from ..cli import Exit
 from ..core.errors import InputError, Problem
+from ..core.records import CaseRecord, RunMeta, Summary
 from ..core.reports import refuse_input_as_output
 from .outputs import guard_outputs, system_file, testset_inputs
 
@@ -86,7 +87,7 @@ def yes_no(v) -> str:
     return "✓ yes" if v else "✗ no"
 
 
-def summary_text(s: dict, meta: dict) -> str:
+def summary_text(s: Summary, meta: RunMeta) -> str:
     k = s["k"]
     ans = s["answerable"]
     found = "" if s["hit"] is None else f"  {round(s['hit'] * ans)}/{ans} answerable"
@@ -113,7 +114,7 @@ def summary_text(s: dict, meta: dict) -> str:
     )
 
 
-def explain(c: dict, k: int | None = None) -> str:
+def explain(c: CaseRecord, k: int | None = None) -> str:
     """The `why` shown to people: the grounding reason, else what to look at for the reason."""
     if c.get("why"):
         return c["why"]
@@ -138,7 +139,7 @@ def explain(c: dict, k: int | None = None) -> str:
     return ""
 
 
-def cases_text(cases: list[dict], k: int | None = None) -> str:
+def cases_text(cases: list[CaseRecord], k: int | None = None) -> str:
     rows = []
     for c in cases:
         unans = c.get("unanswerable")
@@ -175,7 +176,7 @@ def run_options(args) -> dict:
     )
 
 
-def judge_text(s: dict, records: list[dict]) -> str:
+def judge_text(s: Summary, records: list[CaseRecord]) -> str:
     """The judge's line under the summary (judge.md), or "" without a judge."""
     if "judge_calls" not in s:
         return ""
@@ -225,7 +226,7 @@ def leave_allocated(*objects) -> None:
     gc.freeze()
 
 
-def resume_command(args, out, meta: dict) -> str:
+def resume_command(args, out, meta: RunMeta) -> str:
     """The command that continues an interrupted run, as typed: the same system and k
     (resume refuses another k) and retriever, every argument shell-quoted."""
     import shlex

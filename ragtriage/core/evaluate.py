@@ -19,6 +19,7 @@ from .errors import InputError, Problem
 from .judge import open_judge
 from .metrics import at_k, mean_or_none, stored_positions
 from .options import _check_k
+from .records import CaseRecord, RunMeta, Summary
 from .runfile import RunWriter, make_meta, read_run, write_run
 from .runner import BACKOFF, run_cases
 from .scoring import make_record, rescore
@@ -31,9 +32,9 @@ class Run:
     """A finished (or interrupted) run: ``summary`` (formats.md §5 keys), ``cases``
     (case records with the §4 computed fields, in test-set order), ``meta``."""
 
-    summary: dict
-    cases: list[dict]
-    meta: dict
+    summary: Summary
+    cases: list[CaseRecord]
+    meta: RunMeta
     path: Path | None = None
     interrupted: bool = False
     warnings: list[Problem] = field(default_factory=list)
@@ -177,13 +178,14 @@ def _same_testset(named: object, doc: Any) -> bool:
 def _resumed(
     out: Any,
     doc: Any,
-    meta: dict[str, Any],
+    *,
+    meta: RunMeta,
     k: int,
     cases: list[Any],
     ctx: Context,
     warnings: list[Problem],
     judge_: Any = None,
-) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+) -> tuple[list[CaseRecord], dict[str, CaseRecord]]:
     """The cases ``out`` already holds (rescored against the test set as it is now), kept
     by a resumed run; a run of other options or of another test set is refused."""
     prev = read_run(out)
@@ -231,7 +233,7 @@ def _resumed(
 
 
 def _writer(
-    out: Any, meta: dict[str, Any], keep: list[dict[str, Any]] | None, exclusive: bool = False
+    out: Any, meta: RunMeta, keep: list[CaseRecord] | None, exclusive: bool = False
 ) -> RunWriter | None:
     if out is None:
         return None
@@ -254,7 +256,7 @@ def _writer(
         ) from None
 
 
-def _new_writer(out: Path, meta: dict[str, Any]) -> RunWriter:
+def _new_writer(out: Path, meta: RunMeta) -> RunWriter:
     """A writer on a file made new: ``out``, else ``out-2``, ``out-3``, … (never shared)."""
     for n in range(1, 1000):
         path = out if n == 1 else out.with_name(f"{out.stem}-{n}{out.suffix}")
@@ -269,7 +271,7 @@ def _new_writer(out: Path, meta: dict[str, Any]) -> RunWriter:
     raise InputError(Problem(str(out), None, "999 run files of that name already exist", field="--out"))
 
 
-def _in_order(records: dict[str, dict[str, Any]], cases: list[Any]) -> list[dict[str, Any]]:
+def _in_order(records: dict[str, CaseRecord], cases: list[Any]) -> list[CaseRecord]:
     if len(records) == len(cases) and list(records) == [c.id for c in cases]:
         return list(records.values())  # finished in test-set order (a local system): nothing to sort
     order = {c.id: i for i, c in enumerate(cases)}
@@ -293,7 +295,9 @@ def _ask_judge(judge_, interrupted: bool, cancel) -> tuple[bool, bool]:
     return asked, bool(judge_.ask_pending(cancel))
 
 
-def _finish(writer: RunWriter, meta: dict, ordered: list[dict], summary: dict, *, rewrite: bool) -> None:
+def _finish(
+    writer: RunWriter, meta: RunMeta, ordered: list[CaseRecord], summary: Summary, *, rewrite: bool
+) -> None:
     """End the run file: the summary line, or — when the judge added verdicts to cases
     already streamed — the whole file again, atomically."""
     if rewrite:
@@ -360,10 +364,12 @@ def _evaluate(
     )
     if judge_ is not None:
         meta["judge"] = judge_.spec
-    records: dict[str, dict] = {}
-    keep: list[dict] | None = None
+    records: dict[str, CaseRecord] = {}
+    keep: list[CaseRecord] | None = None
     if resume and Path(out).exists():
-        keep, records = _resumed(out, doc, meta, k, cases, ctx, warnings, judge_)
+        keep, records = _resumed(
+            out, doc, meta=meta, k=k, cases=cases, ctx=ctx, warnings=warnings, judge_=judge_
+        )
     todo = [c for c in cases if c.id not in records]
     if hasattr(sys_, "prepare"):
         sys_.prepare()
@@ -477,7 +483,7 @@ def plan(testset, system: str = "builtin", ks=None, **options) -> dict:
     return out
 
 
-def as_result(rec: dict) -> dict:
+def as_result(rec: CaseRecord) -> dict[str, Any]:
     """A stored case record back to the system's §3 result (its own verdict, if any)."""
     res = {
         f: rec[f]
@@ -491,7 +497,7 @@ def as_result(rec: dict) -> dict:
     return res
 
 
-def _filter(res: dict, t: float | None) -> dict:
+def _filter(res: dict[str, Any], t: float | None) -> dict[str, Any]:
     """The result with its ranking cut where the score drops below ``t``."""
     if t is None or res.get("scores") is None or res.get("error"):
         return res
@@ -504,7 +510,9 @@ def _filter(res: dict, t: float | None) -> dict:
     return r
 
 
-def _rederived(base: Run, cases: list[Any], ctx: Context, sys_: Any, k: int, t: float | None) -> list[dict]:
+def _rederived(
+    base: Run, cases: list[Any], ctx: Context, sys_: Any, k: int, t: float | None
+) -> list[CaseRecord]:
     """Records at ``k`` (ranking cut at score ``t``) made from the stored run, no new call:
     the builtin answerer answers again locally; ``results:`` answers stay as given."""
     builtin = sys_.spec == "builtin"
@@ -532,12 +540,12 @@ def _rederived(base: Run, cases: list[Any], ctx: Context, sys_: Any, k: int, t: 
 
 def _sweep_row(
     base: Run,
-    recs: list[dict] | None,
+    *,
+    recs: list[CaseRecord] | None,
     m: dict[str, Any],
     ans: Any,
     k: int,
     t: float | None,
-    *,
     judged: bool = False,
 ) -> dict[str, Any]:
     if t is None:
@@ -635,7 +643,7 @@ def sweep(
                 judge_.judge_records(
                     recs, by_id, ctx.chunk_text, doc.settings.language, k
                 )  # cached answers cost nothing
-            rows.append(_sweep_row(base, recs, m, ans, k, t, judged=judge_ is not None))
+            rows.append(_sweep_row(base, recs=recs, m=m, ans=ans, k=k, t=t, judged=judge_ is not None))
     return {
         "system": base.meta["system"],
         "testset": base.meta["testset"],

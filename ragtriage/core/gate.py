@@ -12,10 +12,12 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
 from .metrics import MAX_K
+from .records import CaseRecord, RecordLike, Summary
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
 from .schema import AT_K_METRICS, parse_metric
 
@@ -91,7 +93,7 @@ def collect_bars(gates: dict, mins) -> list[Bar]:
     return list(bars.values())
 
 
-def measure(bars: list[Bar], records: list[dict], summary: dict, run_k: int) -> list[BarResult]:
+def measure(bars: list[Bar], records: list[CaseRecord], summary: Summary, run_k: int) -> list[BarResult]:
     """Value of every bar: summary metrics at the run's k; ``name@k`` retrieval metrics
     recomputed from the stored rankings at that k (no new call)."""
     from .metrics import retrieval_means, stored_positions
@@ -116,22 +118,23 @@ def measure(bars: list[Bar], records: list[dict], summary: dict, run_k: int) -> 
     return out
 
 
-@dataclass
+@dataclass(kw_only=True)
 class CheckResult:
-    """Everything the gate decided, for the text, JSON, JUnit and markdown reports."""
+    """Everything the gate decided, for the text, JSON, JUnit and markdown reports
+    (twelve fields: made by keyword only)."""
 
     testset: str
     run: str | None
     k: int
-    records: list[dict]
-    summary: dict
+    records: list[CaseRecord]
+    summary: Summary
     bars: list[BarResult]
     stale: list = field(default_factory=list)  # stale entries (case, label, status)
     missing: list[str] = field(default_factory=list)  # test-set cases with no result in the run
     notes: list[str] = field(default_factory=list)
     case_lines: dict[str, int] = field(default_factory=dict)
     details: dict[str, str] = field(default_factory=dict)  # id -> where to look, for failing cases
-    meta: dict = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
+    meta: dict[str, Any] = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
     stale_corpus: str | None = None  # the chunks file the labels were checked against
 
     @property
@@ -142,7 +145,7 @@ class CheckResult:
     def passed(self) -> bool:
         return not self.failed_bars and not self.stale and not self.missing
 
-    def failures(self) -> list[dict]:
+    def failures(self) -> list[CaseRecord]:
         """Failing cases (reason not passing and scored), in triage order."""
         order = {r: i for i, r in enumerate(TRIAGE_ORDER)}
         bad = [r for r in self.records if r.get("reason") not in PASSING and r.get("reason") != "unlabelled"]
@@ -180,7 +183,7 @@ def _fmt(v) -> str:
     return "–" if v is None else f"{v:.3f}"
 
 
-def failure_message(rec: dict) -> str:
+def failure_message(rec: RecordLike) -> str:
     """``reason: why`` — what a CI annotation shows for a failing case."""
     reason = rec.get("reason") or "?"
     why = rec.get("why") or ""
@@ -189,7 +192,7 @@ def failure_message(rec: dict) -> str:
     return why if why.startswith(f"{reason}:") else f"{reason}: {why}"
 
 
-def explain(rec: dict, case, k: int) -> str:
+def explain(rec: RecordLike, case: Any, k: int) -> str:
     """Where to look, in a few words, for a failing case (the grounding ``why`` when there is one)."""
     reason = rec.get("reason")
     why = rec.get("why") or ""
@@ -368,7 +371,7 @@ def _x(s) -> str:
     return _XML_BAD.sub("", "" if s is None else str(s))
 
 
-def _case_details(rec: dict, k: int, detail: str = "") -> str:
+def _case_details(rec: CaseRecord, k: int, detail: str = "") -> str:
     lines = [f"question: {rec.get('question', '')}"]
     if detail and detail != rec.get("why"):
         lines.insert(0, detail)
@@ -485,7 +488,9 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
 # ---------------------------------------------------------------- judging a run
 
 
-def _judged_records(doc, run, k: int, chunk_text, notes: list[str]) -> tuple[list[dict], dict, list[str]]:
+def _judged_records(
+    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str]
+) -> tuple[list[CaseRecord], Summary, list[str]]:
     """(the run's records for the test set's cases, in its order; the summary they give;
     the case ids the run lacks). A run of another version of the test set is rescored."""
     from .summary import summarize
@@ -523,7 +528,7 @@ def _judged_records(doc, run, k: int, chunk_text, notes: list[str]) -> tuple[lis
     return records, summary, missing
 
 
-def _depth_note(bars: list[Bar], records: list[dict], k: int) -> str | None:
+def _depth_note(bars: list[Bar], records: list[CaseRecord], k: int) -> str | None:
     """A note when a bar's k is deeper than the stored rankings reach."""
     deep = [(b, b.k) for b in bars if b.k is not None and b.k > k]
     if not deep:
@@ -575,17 +580,17 @@ def judge(
     details = {r["id"]: explain(r, cases.get(r["id"]), k) for r in records if r.get("reason") not in PASSING}
     meta = {key: v for key, v in run.meta.items() if key != "type"}
     return CheckResult(
-        str(doc.path),
-        run_label,
-        k,
-        records,
-        summary,
-        results,
-        list(stale),
-        missing,
-        notes,
-        _case_lines(doc),
-        details,
-        meta,
-        stale_corpus if stale else None,
+        testset=str(doc.path),
+        run=run_label,
+        k=k,
+        records=records,
+        summary=summary,
+        bars=results,
+        stale=list(stale),
+        missing=missing,
+        notes=notes,
+        case_lines=_case_lines(doc),
+        details=details,
+        meta=meta,
+        stale_corpus=stale_corpus if stale else None,
     )

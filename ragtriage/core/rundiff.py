@@ -18,6 +18,7 @@ from .diagnosis import PASSING, REASONS
 from .schema import SUMMARY_METRICS
 
 if TYPE_CHECKING:
+    from .records import CaseRecord, RunMeta
     from .runfile import RunFile
 
 GOOD = PASSING  # supported-correct, appropriate-abstention
@@ -42,8 +43,8 @@ class CaseChange:
 class RunDiff:
     a: str
     b: str
-    meta_a: dict
-    meta_b: dict
+    meta_a: RunMeta
+    meta_b: RunMeta
     changes: list[CaseChange] = field(default_factory=list)
     unchanged: int = 0
     metrics: dict[str, tuple] = field(default_factory=dict)  # name -> (a, b, delta)
@@ -90,18 +91,18 @@ KINDS = ("regressed", "fixed", "changed", "new", "removed")
 _CASE_KEYS = ("question", "expected", "expect", "unanswerable")
 
 
-def _label_of(rec: dict, key: str):
+def _label_of(rec: CaseRecord, key: str) -> object:
     v = rec.get(key)
     if key == "expect":
         return v or "any"
     if key == "unanswerable":
         return bool(v)
     if key == "expected":
-        return list(v or ())
+        return list(rec.get("expected") or ())
     return v
 
 
-def testset_hash(meta: dict) -> str | None:
+def testset_hash(meta: RunMeta) -> str | None:
     for key in _HASH_KEYS:
         v = meta.get(key)
         if isinstance(v, str) and v:
@@ -202,7 +203,7 @@ def _notes(d: RunDiff, a: RunFile, b: RunFile) -> None:
 def diff_runs(a: RunFile, b: RunFile) -> RunDiff:
     """``a``/``b``: loaded runs (:class:`ragtriage.core.runfile.RunFile`: ``path``,
     ``meta``, ``cases`` (dicts with ``id`` and ``reason``), ``summary``)."""
-    d = RunDiff(str(a.path), str(b.path), dict(a.meta), dict(b.meta))
+    d = RunDiff(str(a.path), str(b.path), a.meta.copy(), b.meta.copy())
     reasons_a, reasons_b = _case_changes(d, a, b)
     _reason_counts(d, reasons_a, reasons_b)
     _metric_deltas(d, a, b)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -22,6 +22,7 @@ from .clock import utc_now
 from .errors import InputError, Problem
 from .files import atomic_write, require_regular_file
 from .metrics import MAX_K
+from .records import CaseRecord, RunMeta, Summary
 from .secrets import redact_bytes
 
 _DUMP = orjson.OPT_APPEND_NEWLINE
@@ -35,9 +36,9 @@ def make_meta(
     k: int,
     version: str,
     started: str | None = None,
-    **extra,
-) -> dict:
-    meta = {
+    corpus: str | None = None,
+) -> RunMeta:
+    meta: RunMeta = {
         "type": "meta",
         "testset": testset,
         "testset_hash": testset_hash,
@@ -46,7 +47,8 @@ def make_meta(
         "started": started or utc_now(),
         "version": version,
     }
-    meta.update({key: v for key, v in extra.items() if v is not None})
+    if corpus is not None:
+        meta["corpus"] = corpus
     return meta
 
 
@@ -56,9 +58,9 @@ class RunFile:
     (None when the run was interrupted before it), ``warnings``."""
 
     path: Path
-    meta: dict
-    cases: list[dict]
-    summary: dict | None
+    meta: RunMeta
+    cases: list[CaseRecord]
+    summary: Summary | None
     warnings: list[Problem] = field(default_factory=list)
 
     @property
@@ -69,7 +71,7 @@ class RunFile:
     def k(self) -> int | None:
         return self.meta.get("k")
 
-    def by_id(self) -> dict[str, dict]:
+    def by_id(self) -> dict[str, CaseRecord]:
         return {c["id"]: c for c in self.cases}
 
 
@@ -110,8 +112,8 @@ class _Reader:
         self.name = name
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
-        self.meta: dict[str, Any] | None = None
-        self.cases: list[dict[str, Any]] = []
+        self.meta: RunMeta | None = None
+        self.cases: list[CaseRecord] = []
         self.seen: dict[str, int] = {}
         self.summary: dict[str, Any] | None = None
 
@@ -152,7 +154,7 @@ class _Reader:
         if self.meta is not None:
             self.problem(line, "a second meta line", field="type")
             return
-        self.meta = obj
+        self.meta = cast(RunMeta, obj)  # its k is checked here, the rest below
         k = obj.get("k")
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             self.problem(line, "must be a whole number of 1 or more", field="k")
@@ -170,7 +172,7 @@ class _Reader:
             self.problem(line, "is required (the diagnosis)", case=cid, field="reason")
         elif self.fields(obj, line, _CASE_FIELDS, case=cid):
             self.seen[cid] = line
-            self.cases.append(obj)
+            self.cases.append(cast(CaseRecord, obj))  # id and reason checked above
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -222,7 +224,7 @@ def read_run(path: str | PathLike[str]) -> RunFile:
 # ---------------------------------------------------------------------------- without reading it all
 
 
-def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
+def resolve_testset(run_path: Path, meta: RunMeta, given: str | PathLike[str] | None = None) -> Path:
     """The test set of a run: ``given`` (``--testset``) or the one named in its meta line,
     tried as written (relative to the working folder), then relative to the run file."""
     if given:
@@ -256,7 +258,7 @@ def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
     )
 
 
-def read_meta(run_path) -> dict:
+def read_meta(run_path: str | PathLike[str]) -> RunMeta:
     """The meta line of a run file (first line only: cheap on a huge run)."""
     run_path = Path(run_path)
     require_regular_file(run_path, "run file")  # a FIFO would block the app's start for ever
@@ -280,7 +282,7 @@ def read_meta(run_path) -> dict:
                 field="type",
             )
         )
-    return meta
+    return cast(RunMeta, meta)  # the first line of a run file, as read (not checked further)
 
 
 def _as_json(o: object) -> object:
@@ -306,7 +308,7 @@ def _plain(v: object) -> object:
     return v
 
 
-def write_run(path: str | PathLike[str], meta: dict, records: list[dict], summary: dict) -> None:
+def write_run(path: str | PathLike[str], meta: RunMeta, records: list[CaseRecord], summary: Summary) -> None:
     """The whole run file at once, atomically (after the judge added its verdicts to the
     streamed cases); every line redacted like the streamed ones."""
     parts = [orjson.dumps(meta, option=_DUMP)]
@@ -315,7 +317,7 @@ def write_run(path: str | PathLike[str], meta: dict, records: list[dict], summar
     atomic_write(path, redact_bytes(b"".join(parts)))
 
 
-def dump_record(record: dict) -> bytes:
+def dump_record(record: CaseRecord) -> bytes:
     """One case line. A field JSON cannot encode is written as text, never a crash mid-run."""
     option = _DUMP | orjson.OPT_SERIALIZE_NUMPY
     try:
@@ -327,7 +329,14 @@ def dump_record(record: dict) -> bytes:
 class RunWriter:
     """Streams a run file. Every case line is flushed as written."""
 
-    def __init__(self, path, meta: dict, keep: list[dict] | None = None, *, exclusive: bool = False):
+    def __init__(
+        self,
+        path: str | PathLike[str],
+        meta: RunMeta,
+        keep: list[CaseRecord] | None = None,
+        *,
+        exclusive: bool = False,
+    ):
         """``exclusive``: the file must not exist yet (FileExistsError otherwise), so two
         runs started at once never share one."""
         self.path = Path(path)
@@ -348,13 +357,13 @@ class RunWriter:
             self._f.flush()
         self.n = len(keep or ())
 
-    def write_case(self, record: dict, flush: bool = True) -> None:
+    def write_case(self, record: CaseRecord, flush: bool = True) -> None:
         self._f.write(redact_bytes(dump_record(record)))
         self.n += 1
         if flush:
             self._f.flush()
 
-    def write_summary(self, summary: dict) -> None:
+    def write_summary(self, summary: Summary) -> None:
         self._f.write(orjson.dumps({"type": "summary", **summary}, option=_DUMP))
         self._f.flush()
 

@@ -8,12 +8,16 @@ run file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from .diagnosis import diagnose
 from .grounding import check_grounding, decline_phrases, is_abstention, is_correct
 from .metrics import retrieval
+from .records import CaseRecord, Computed
+
+_Out = TypeVar("_Out", Computed, CaseRecord)  # the computed fields alone, or in a whole record
 
 COMPUTED_FIELDS = (
     "rank",
@@ -30,7 +34,7 @@ COMPUTED_FIELDS = (
 RESULT_FIELDS = ("ranking", "scores", "answer", "prompt_ids", "supported", "tokens", "latency_ms", "error")
 
 
-def external_verdict(result: dict) -> bool | None:
+def external_verdict(result: Mapping[str, Any]) -> bool | None:
     """The system's own ``supported`` verdict, if it gave one. A stored run-file
     record (it has a ``reason``) keeps that verdict under ``external_supported``."""
     if "reason" in result:
@@ -54,7 +58,15 @@ def _phrases_cached(language, decline) -> tuple[str, ...]:
     return decline_phrases(language, decline)
 
 
-def _score(case, result: dict, k: int, chunk_text_lookup, settings, out: dict, verdict) -> dict:
+def _score(
+    case: Any,
+    result: Mapping[str, Any],
+    k: int,
+    chunk_text_lookup: Callable[[str], str | None],
+    settings: Any,
+    out: _Out,
+    verdict: bool | None,
+) -> _Out:
     """The computed fields, added to ``out`` in COMPUTED_FIELDS order (one pass, no
     intermediate dicts: this runs once per case of a 100k-case run)."""
     error = result.get("error")
@@ -134,22 +146,36 @@ def _score(case, result: dict, k: int, chunk_text_lookup, settings, out: dict, v
     return out
 
 
-def score_case(case, result: dict, k: int, chunk_text_lookup: Callable[[str], str | None], settings) -> dict:
+def score_case(
+    case: Any,
+    result: Mapping[str, Any],
+    k: int,
+    chunk_text_lookup: Callable[[str], str | None],
+    settings: Any,
+) -> Computed:
     """Every §4 computed field for ``case`` given the system ``result`` (a §3 dict
     or a stored case record) at cut-off ``k``.
 
     ``chunk_text_lookup(id)`` returns a chunk's text (None if unknown);
     ``settings`` is the test set's :class:`~ragtriage.core.schema.Settings`
     (language and decline phrases)."""
-    return _score(case, result, k, chunk_text_lookup, settings, {}, external_verdict(result))
+    computed: Computed = {}
+    return _score(case, result, k, chunk_text_lookup, settings, computed, external_verdict(result))
 
 
 _NOT_EXTRA = frozenset(RESULT_FIELDS) | {"id", "type"}
 
 
-def make_record(case, result: dict, k: int, chunk_text_lookup, settings) -> dict:
-    """A run-file case line: the case's labels, the system result, the computed fields."""
-    rec: dict = {"type": "case", "id": case.id}
+def make_record(
+    case: Any,
+    result: Mapping[str, Any],
+    k: int,
+    chunk_text_lookup: Callable[[str], str | None],
+    settings: Any,
+) -> CaseRecord:
+    """A run-file case line: the case's labels, the system result (formats.md §3, or a
+    stored record), the computed fields."""
+    rec: CaseRecord = {"type": "case", "id": case.id}
     if case.topic is not None:
         rec["topic"] = case.topic
     rec["question"] = case.question
@@ -160,9 +186,15 @@ def make_record(case, result: dict, k: int, chunk_text_lookup, settings) -> dict
         rec["unanswerable"] = True
     get = result.get
     rec["ranking"] = list(get("ranking") or [])
-    for f in ("scores", "prompt_ids", "tokens", "latency_ms"):
-        if get(f) is not None:
-            rec[f] = result[f]
+    # one key at a time (not a loop over names) so each is checked against CaseRecord
+    if get("scores") is not None:
+        rec["scores"] = result["scores"]
+    if get("prompt_ids") is not None:
+        rec["prompt_ids"] = result["prompt_ids"]
+    if get("tokens") is not None:
+        rec["tokens"] = result["tokens"]
+    if get("latency_ms") is not None:
+        rec["latency_ms"] = result["latency_ms"]
     rec["answer"] = get("answer")
     verdict = external_verdict(result)
     if verdict is not None:
@@ -180,6 +212,8 @@ def make_record(case, result: dict, k: int, chunk_text_lookup, settings) -> dict
     return _score(case, result, k, chunk_text_lookup, settings, rec, verdict)
 
 
-def rescore(record: dict, case, k: int, chunk_text_lookup, settings) -> dict:
+def rescore(
+    record: CaseRecord, case: Any, k: int, chunk_text_lookup: Callable[[str], str | None], settings: Any
+) -> CaseRecord:
     """A stored record recomputed after the case changed (e.g. a relabel), no system call."""
     return make_record(case, record, k, chunk_text_lookup, settings)

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from .diagnosis import NOT_SCORED, REASONS
+from .records import RecordLike, Summary
 
 SUMMARY_KEYS = (
     "k",
@@ -37,7 +38,7 @@ def _ratio(num: float, den: int) -> float | None:
     return None if den == 0 else num / den
 
 
-def summarize(case_records: Iterable[dict], k: int) -> dict:
+def summarize(case_records: Iterable[RecordLike], k: int) -> Summary:
     """Exactly the keys of formats.md §5 (and judge.md's ``judge_*`` keys when a case has a verdict)."""
     case_records = case_records if isinstance(case_records, list) else list(case_records)
     out = _summarize(case_records, k)
@@ -48,7 +49,7 @@ def summarize(case_records: Iterable[dict], k: int) -> dict:
     return out
 
 
-def _summarize(case_records: list[dict], k: int) -> dict:
+def _summarize(case_records: list[RecordLike], k: int) -> Summary:
     n = unlabelled = errors = 0
     answerable = answered = scored = unanswerable = 0
     hits = 0

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..core.clock import utc_now
 from ..core.diagnosis import PASSING, TRIAGE_ORDER
@@ -234,7 +234,7 @@ def relabel_record(record: dict, case, k: int, settings) -> dict:
     shim = dict(record)
     if not isinstance(external, bool):
         shim["external_supported"] = bool(record.get("supported"))
-    new = make_record(case, shim, k, _no_text, settings)
+    new = cast(dict, make_record(case, shim, k, _no_text, settings))  # a CaseRecord; held as dict here
     if not isinstance(external, bool):
         new.pop("external_supported", None)
         if not new.get("error"):
@@ -388,7 +388,7 @@ def load_triage(run_path) -> tuple[dict, dict | None, TriageState, Sidecar]:
     try:
         run = read_run(run_path)
         side = Sidecar.load(run_path)
-        records = run.cases
+        records = cast(list[dict], run.cases)  # CaseRecords; TriageState holds them as dict
         if side.rerun:
             records = [side.rerun.get(r["id"], r) for r in records]
         state = TriageState(records, run.k or 3)
@@ -396,7 +396,7 @@ def load_triage(run_path) -> tuple[dict, dict | None, TriageState, Sidecar]:
         if was:
             gc.enable()
     gc.freeze()  # keep the records out of every later collection: no pauses on keys
-    return run.meta, run.summary, state, side
+    return cast(dict, run.meta), run.summary, state, side
 
 
 _prefetched: dict = {}

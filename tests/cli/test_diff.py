@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.core.test_rundiff import write_run
+from tests.core.runkit import write_run
 
 
 def _pair(tmp_path, regress=True):

@@ -204,16 +204,16 @@ def _result(stale=(), bars=None):
         ]
     )
     return CheckResult(
-        "testsets/shop-es.yaml",
-        "run.jsonl",
-        3,
-        records,
-        summary,
-        bars,
-        list(stale),
-        [],
-        [],
-        {"q1": 25, "q2": 32},
+        testset="testsets/shop-es.yaml",
+        run="run.jsonl",
+        k=3,
+        records=records,
+        summary=summary,
+        bars=bars,
+        stale=list(stale),
+        missing=[],
+        notes=[],
+        case_lines={"q1": 25, "q2": 32},
     )
 
 

@@ -9,15 +9,7 @@ import pytest
 from ragtriage.core.errors import InputError
 from ragtriage.core.rundiff import classify, diff_runs, render_markdown, render_text
 from ragtriage.core.runfile import read_run
-
-
-def write_run(path, cases, summary=None, meta=None):
-    lines = [{"type": "meta", "testset": "shop-es.yaml", "testset_hash": "aaa", "k": 3, **(meta or {})}]
-    lines += [{"type": "case", "id": cid, "reason": reason} for cid, reason in cases]
-    if summary is not None:
-        lines.append({"type": "summary", **summary})
-    path.write_text("".join(json.dumps(l, ensure_ascii=False) + "\n" for l in lines), encoding="utf-8")
-    return path
+from tests.core.runkit import write_run
 
 
 @pytest.mark.parametrize(

@@ -6,26 +6,7 @@ from ragtriage.core.diagnosis import REASONS, diagnose
 from ragtriage.core.schema import Case, Settings
 from ragtriage.core.scoring import make_record, rescore, score_case
 from ragtriage.core.summary import SUMMARY_KEYS, summarize
-
-NL = Settings(language="nl")
-
-
-def five():
-    cases = [
-        Case(id="q1", question="?", expected=["a"], answer="ja"),
-        Case(id="q2", question="?", expected=["b", "c", "d"], answer="ja"),
-        Case(id="q3", question="?", expected=["e"], answer="ja"),
-        Case(id="q4", question="?", unanswerable=True),
-        Case(id="q5", question="?", unanswerable=True),
-    ]
-    results = [
-        {"id": "q1", "ranking": ["a"], "answer": "ja", "supported": True},
-        {"id": "q2", "ranking": ["b"], "answer": "nee", "supported": False},
-        {"id": "q3", "ranking": ["x"], "answer": None, "supported": False},
-        {"id": "q4", "ranking": [], "answer": None, "supported": False},
-        {"id": "q5", "ranking": [], "answer": "fantasie", "supported": False},
-    ]
-    return cases, results
+from tests.core.runkit import NL, five
 
 
 def test_five_cases_at_k1():

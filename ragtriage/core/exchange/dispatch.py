@@ -3,11 +3,13 @@ reads another tool's file. The formats themselves are one module each."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Problem
 from ..files import require_regular_file
+from ..records import CaseRecord
 from . import FORMATS
 from .common import SURROGATE, Imported, PathArg, Reader, TextMatcher, chunk_texts, has_surrogate
 from .csv import export_csv, import_csv
@@ -27,7 +29,7 @@ assert tuple(READERS) == FORMATS
 
 
 def export_testset(
-    doc: Any, fmt: str, corpus_path: PathArg | None = None, run: dict[str, dict[str, Any]] | None = None
+    doc: Any, fmt: str, corpus_path: PathArg | None = None, run: Mapping[str, CaseRecord] | None = None
 ) -> tuple[str, list[str]]:
     """Render a loaded test set (``doc.cases``, ``doc.labels``, ``doc.corpus_path``) in ``fmt``.
 

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
 from ..errors import InputError, Problem
+from ..records import RecordLike
 from .grades import Grade, grade_for
 
 JUDGE_METRICS = {"judge_supported": "supported", "judge_correct": "correct"}
@@ -57,7 +58,7 @@ def _verdict(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 
 def calibrate(
-    records: Sequence[dict],
+    records: Sequence[RecordLike],
     grades: Mapping[tuple[str, str], Grade],
     languages: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:

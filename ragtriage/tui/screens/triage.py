@@ -21,7 +21,7 @@ an answer into <testset>.grades.jsonl (u in the dialog undoes the last grade).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual import on, work
 from textual.binding import Binding
@@ -267,7 +267,7 @@ unsaved changes. Reviewed marks and notes are kept at once.
             self.post_message(self.Failed(f"re-run failed: {type(e).__name__}: {e}"))
             return
         if run.cases:
-            self.post_message(self.Reran(run.cases[0]))
+            self.post_message(self.Reran(cast(dict, run.cases[0])))  # a CaseRecord, held as dict
 
     @on(Failed)
     def _failed(self, event: Failed) -> None:

@@ -1,4 +1,4 @@
-"""Review: the Python API of formats.md §6, used exactly as the example there, and the
+"""The Python API of formats.md §6, used exactly as the example there, and the
 grounding rules of evaluation.md in every language it names (es, de, en, nl)."""
 
 import pydantic

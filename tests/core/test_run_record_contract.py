@@ -1,5 +1,5 @@
-"""Review against formats.md §4/§5 and evaluation.md: whole-record and whole-summary
-assertions, so a field that drifts from the contract fails here."""
+"""The run record and summary against formats.md §4/§5 and evaluation.md: whole-record
+and whole-summary assertions, so a field that drifts from the contract fails here."""
 
 import pytest
 
@@ -7,7 +7,7 @@ from ragtriage.core.grounding import decline_phrases, is_abstention
 from ragtriage.core.schema import Case, Settings
 from ragtriage.core.scoring import COMPUTED_FIELDS, make_record
 from ragtriage.core.summary import summarize
-from tests.core.test_scoring import NL, five
+from tests.core.runkit import NL, five
 
 
 def test_five_case_table_every_summary_value():
