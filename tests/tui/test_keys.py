@@ -37,6 +37,9 @@ SAME = {
     "focus_query": "filter",
     "scroll_detail(3)": "scroll_detail_down",
     "scroll_detail(-3)": "scroll_detail_up",
+    "accept_all": "accept",  # Stale review: accept the proposal shown, as a accepts on Triage
+    "page_detail(1)": "page_down",  # Stale review pages the candidates it is about
+    "page_detail(-1)": "page_up",
 }
 # escape is "back" everywhere; on Cases it first clears the filter (the table says so)
 ESCAPE = {"back", "clear_filter", "cancel"}

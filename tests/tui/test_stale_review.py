@@ -69,7 +69,7 @@ def toasts(app) -> list[str]:
 
 async def open_review(app, pilot) -> StaleScreen:
     await settle(app, pilot)
-    await pilot.press("r")  # Cases: review the stale labels
+    await pilot.press("l")  # Cases: review the stale labels
     await settle(app, pilot)
     assert isinstance(app.screen, StaleScreen)
     return app.screen
@@ -212,7 +212,7 @@ async def test_the_screen_names_the_corpus_and_never_a_bare_all_clear(pydocs, si
         detail = text_of(screen.query_one("#stale-text"))
         assert "If the documents were re-chunked" in detail
         assert "ragtriage edit pydocs.yaml --corpus NEW.chunks.jsonl" in detail
-        await pilot.press("r")  # check again: the same honest answer
+        await pilot.press("l")  # check again: the same honest answer
         await settle(app, pilot)
         assert "against pydocs-paragraphs.chunks.jsonl" in text_of(screen.query_one("#stale-status"))
     app = make_app(pydocs, corpus_path=pydocs.parent / WINDOWS)

@@ -86,7 +86,7 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
         Binding("a", "accept_all", "Proposal", id="stale.accept_all", tooltip="accept the proposal shown"),
         Binding("pagedown", "page_detail(1)", "Scroll", key_display="pgdn", priority=True, id="stale.pgdn"),
         Binding("pageup", "page_detail(-1)", "Scroll up", show=False, priority=True, id="stale.pgup"),
-        Binding("r", "recheck", "Re-check", id="stale.recheck"),
+        Binding("l", "review_stale", "Re-check", id="stale.recheck"),
         Binding("p", "pick", "Pick", id="stale.pick"),
         Binding("u", "unanswerable", "Unanswerable", id="stale.unanswerable"),
         Binding("escape", "back", "Back", id="stale.back"),
@@ -273,7 +273,8 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
         else:
             detail.scroll_page_up(animate=False)
 
-    def action_recheck(self) -> None:
+    def action_review_stale(self) -> None:
+        """``l`` means the stale labels on every screen: here, check them again."""
         self.rt.check_stale()
         self.notify(f"checking the labels again against {self.checked_against()}")
 
