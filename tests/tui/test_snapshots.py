@@ -100,3 +100,14 @@ def test_export_dialog_at_80_by_24(snap_compare, shop, monkeypatch):
         await still(pilot)
 
     assert snap_compare(_app("shop.yaml"), terminal_size=(80, 24), run_before=ready)
+
+
+def test_stale_review_at_80_by_24(snap_compare, shop):
+    async def ready(pilot):
+        await settle(pilot.app, pilot)
+        await pilot.press("l")
+        await settle(pilot.app, pilot)
+        await still(pilot)
+
+    app = _app(shop, corpus_path=shop.parent / "rechunked.chunks.jsonl")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=ready)
