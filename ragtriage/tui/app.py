@@ -538,7 +538,7 @@ class RagtriageApp(App[int]):
         folder = self.run_path.parent if self.run_path is not None else doc.path.parent
         system = "builtin"
         if self.run_path is not None:
-            from .triage_state import read_meta
+            from ..core.runfile import read_meta
 
             try:
                 system = read_meta(self.run_path).get("system") or system

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, cast
 
 from ..core.clock import utc_now
 from ..core.diagnosis import PASSING, TRIAGE_ORDER
-from ..core.errors import InputError, Problem
 from ..core.files import atomic_write
 
 if TYPE_CHECKING:
@@ -68,68 +67,6 @@ def group_order(reasons: Iterable[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------- the run file's test set
-
-
-def resolve_testset(run_path: Path, meta: dict, given=None) -> Path:
-    """The test set of a run: ``given`` (``--testset``) or the one named in its meta line,
-    tried as written (relative to the working folder), then relative to the run file."""
-    if given:
-        p = Path(given)
-        if not p.is_file():
-            raise InputError(Problem(str(p), None, "test set not found"))
-        return p
-    named = meta.get("testset")
-    if not named:
-        raise InputError(
-            Problem(str(run_path), 1, "the run names no test set: pass --testset TESTSET", field="testset")
-        )
-    p = Path(named)
-    # a run moved with its test set beside it (a CI artifact, a copy in another folder)
-    # names the old absolute path: the file of that name next to the run is the one
-    cands = (
-        [p, run_path.parent / p.name]
-        if p.is_absolute()
-        else [p, run_path.parent / p, run_path.parent / p.name]
-    )
-    for cand in cands:
-        if cand.is_file():
-            return cand
-    raise InputError(
-        Problem(
-            str(run_path),
-            1,
-            f"the run's test set {named} was not found: pass --testset TESTSET",
-            field="testset",
-        )
-    )
-
-
-def read_meta(run_path) -> dict:
-    """The meta line of a run file (first line only: cheap on a huge run)."""
-    import orjson
-
-    run_path = Path(run_path)
-    if not run_path.is_file():
-        raise InputError(Problem(str(run_path), None, "run file not found"))
-    with open(run_path, "rb") as f:
-        first = f.readline()
-    if first.startswith(b"\xef\xbb\xbf"):
-        first = first[3:]
-    try:
-        meta = orjson.loads(first)
-    except orjson.JSONDecodeError:
-        meta = None
-    if not isinstance(meta, dict) or meta.get("type") != "meta":
-        raise InputError(
-            Problem(
-                str(run_path),
-                1,
-                "the first line must be the meta line "
-                "({\"type\": \"meta\", ...}); is this a ragtriage run file?",
-                field="type",
-            )
-        )
-    return meta
 
 
 # ---------------------------------------------------------------------------- sidecar
