@@ -19,7 +19,7 @@ from .errors import InputError, Problem
 from .metrics import MAX_K
 from .records import CaseRecord, RecordLike, Summary
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
-from .schema import AT_K_METRICS, parse_metric
+from .schema import AT_K_METRICS, SUMMARY_METRICS, parse_metric
 
 
 @dataclass(frozen=True)
@@ -269,17 +269,7 @@ def _md(s) -> str:
     return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
 
 
-_MD_METRICS = (
-    "hit",
-    "recall",
-    "precision",
-    "mrr",
-    "supported",
-    "faithfulness",
-    "accuracy",
-    "coverage",
-    "unknown_abstention",
-)
+_MD_METRICS = SUMMARY_METRICS  # the summary's metrics, in the summary's order
 
 
 def _md_head(res: CheckResult) -> list[str]:
