@@ -13,13 +13,12 @@ from ragtriage.core.diagnosis import TRIAGE_ORDER
 from ragtriage.core.document import TestSetDocument
 from ragtriage.core.errors import InputError
 from ragtriage.core.evaluate import evaluate
+from ragtriage.core.runfile import read_meta, resolve_testset
 from ragtriage.core.scoring import rescore
 from ragtriage.tui.triage_state import (
     Sidecar,
     TriageState,
-    read_meta,
     relabel_record,
-    resolve_testset,
     retrieval_sweep,
     sidecar_path,
     stream_run,
