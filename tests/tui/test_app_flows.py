@@ -114,6 +114,19 @@ async def test_keys_typed_as_the_editor_opens_reach_its_field(shop, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+async def test_enter_typed_after_moves_opens_the_case_the_moves_reached(shop, size):
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        ids = [c.id for c in app.doc.cases]
+        type_at_once(app, ["j", "j", "enter"])  # a burst, as a fast typist or tmux send-keys gives it
+        await settle(app, pilot)
+        editor = app.screen
+        assert isinstance(editor, EditorScreen)
+        assert editor.form_fields()["id"] == ids[2]
+
+
+@pytest.mark.parametrize("size", SIZES)
 async def test_renaming_an_id_then_escape_lands_on_the_renamed_case(shop, size):
     app = make_app(shop, recovery=False)
     async with app.run_test(size=size) as pilot:

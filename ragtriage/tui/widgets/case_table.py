@@ -34,13 +34,17 @@ TITLES = {
 class CaseTable(ScrollView, can_focus=True):
     """Rows of cases with a cursor; header fixed on the first line."""
 
+    # The moves are priority bindings, like the Cases screen's enter: a priority binding runs
+    # as its key arrives, an ordinary one only after the key has passed through the widgets,
+    # so with enter priority and the moves not, "j j enter" typed fast opened the case the
+    # cursor was on before the j's. (Priority bindings apply only while the table has focus.)
     BINDINGS = [
-        Binding("down,j", "cursor_down", "Down", show=False, id="table.down"),
-        Binding("up,k", "cursor_up", "Up", show=False, id="table.up"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="table.page_down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="table.page_up"),
-        Binding("home", "first", "First", show=False, id="table.first"),  # g grades on Triage
-        Binding("G,end", "last", "Last", show=False, id="table.last"),
+        Binding("down,j", "cursor_down", "Down", show=False, priority=True, id="table.down"),
+        Binding("up,k", "cursor_up", "Up", show=False, priority=True, id="table.up"),
+        Binding("pagedown", "page_down", "Page down", show=False, priority=True, id="table.page_down"),
+        Binding("pageup", "page_up", "Page up", show=False, priority=True, id="table.page_up"),
+        Binding("home", "first", "First", show=False, priority=True, id="table.first"),  # g grades on Triage
+        Binding("G,end", "last", "Last", show=False, priority=True, id="table.last"),
         Binding("enter", "select", "Open", id="table.open"),
     ]
 
