@@ -95,6 +95,9 @@ class _Handler(BaseHTTPRequestHandler):
         srv = self.server
         with srv.lock:
             srv.requests.append((self.path, raw, dict(self.headers)))
+            held = srv.hold_after is not None and len(srv.requests) > srv.hold_after
+        if held:  # answer no more until the test releases the server
+            srv.release.wait(30)
         try:
             req = json.loads(raw)
         except ValueError:
@@ -146,13 +149,16 @@ class _QuietServer(ThreadingHTTPServer):
 class Server:
     """A real HTTP server on 127.0.0.1 in a background thread."""
 
-    def __init__(self, latency: float = 0.0):
+    def __init__(self, latency: float = 0.0, hold_after: int | None = None):
+        """``hold_after``: requests after that many wait until :meth:`release` is called."""
         self.httpd = _QuietServer(("127.0.0.1", 0), _Handler)
         self.httpd.daemon_threads = True
         self.httpd.lock = threading.Lock()
         self.httpd.requests = []
         self.httpd.seen = {}
         self.httpd.latency = latency
+        self.httpd.hold_after = hold_after
+        self.httpd.release = threading.Event()
         self.thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
@@ -161,6 +167,9 @@ class Server:
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
         return f"http://{host}:{port}"
+
+    def release(self) -> None:
+        self.httpd.release.set()
 
     @property
     def requests(self):
@@ -171,5 +180,6 @@ class Server:
         return self
 
     def __exit__(self, *exc):
+        self.httpd.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
