@@ -21,7 +21,7 @@ from .metrics import at_k, mean_or_none, stored_positions
 from .options import _check_k
 from .records import CaseRecord, RunMeta, Summary
 from .runfile import RunWriter, make_meta, read_run, write_run
-from .runner import BACKOFF, run_cases
+from .runner import run_cases
 from .scoring import make_record, rescore
 from .summary import summarize
 from .systems import Context, approx_tokens, make_system
@@ -86,7 +86,7 @@ def evaluate(
     concurrency: int = 8,
     timeout: float = 60.0,
     retries: int = 2,
-    backoff: float = BACKOFF,
+    backoff: float | None = None,  # None: runner.BACKOFF, read when a retry waits
     retriever: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
     progress: bool = False,

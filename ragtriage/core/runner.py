@@ -168,7 +168,9 @@ def _tidy(res: dict) -> dict:
     return res
 
 
-async def ask_with_retries(system, case, k: int, *, timeout: float, retries: int, backoff: float) -> dict:
+async def ask_with_retries(
+    system, case, k: int, *, timeout: float, retries: int, backoff: float | None = None
+) -> dict:
     """The system's result for one case, or ``{"error": cause}`` after the last try."""
     import asyncio
 
@@ -186,7 +188,7 @@ async def ask_with_retries(system, case, k: int, *, timeout: float, retries: int
                 if attempt:
                     cause += f" (after {attempt + 1} tries)"
                 return {"error": cause}
-            await asyncio.sleep(retry_delay(e, attempt, backoff))
+            await asyncio.sleep(retry_delay(e, attempt, BACKOFF if backoff is None else backoff))
             attempt += 1
             continue
         res = dict(res)
@@ -204,7 +206,7 @@ async def run_async(
     concurrency: int = 8,
     timeout: float = 60.0,
     retries: int = 2,
-    backoff: float = BACKOFF,
+    backoff: float | None = None,
     cancel: threading.Event | None = None,
 ) -> int:
     """Ask every case with at most ``concurrency`` calls in flight; returns how many finished."""
@@ -259,7 +261,7 @@ def run_cases(
     concurrency: int = 8,
     timeout: float = 60.0,
     retries: int = 2,
-    backoff: float = BACKOFF,
+    backoff: float | None = None,
     cancel: threading.Event | None = None,
 ) -> int:
     """Run every case through ``system``; KeyboardInterrupt propagates after the

@@ -176,6 +176,7 @@ MODES = {
     ),
 }
 
+TIMES_OUT = {"slow answer", "Content-Length too long"}
 HTTP_ONLY = {
     "a second answer after the first"
 }  # the openai: check below covers it with the id-less chat shape
@@ -194,14 +195,21 @@ def _run(tmp_path, testset, system, *extra, quiet=True):
 _n = count()
 
 
+@pytest.fixture(autouse=True)
+def _no_backoff(monkeypatch):
+    """Retries at once: what is tested is what the retry gets, not the wait before it."""
+    monkeypatch.setattr("ragtriage.core.runner.BACKOFF", 0.0)
+
+
 @pytest.mark.parametrize("kind", ["http", "openai"])
 @pytest.mark.parametrize("mode", list(MODES))
-def test_hostile_server_mode(mode, kind, tmp_path, testset, capsys, monkeypatch):
-    monkeypatch.setattr("ragtriage.core.runner.BACKOFF", 0.0)
+def test_hostile_server_mode(mode, kind, tmp_path, testset, capsys):
     respond, expect = MODES[mode]
     with HostileServer(respond) as srv:
         system = srv.url() if kind == "http" else f"openai:{srv.url('/v1')}#m"
-        code, cases = _run(tmp_path, testset, system)
+        # the modes that time out every case: all eight at once, one 1 s timeout (and its retry) in all
+        extra = ("--concurrency", "8") if mode in TIMES_OUT else ()
+        code, cases = _run(tmp_path, testset, system, *extra)
     err = capsys.readouterr().err
     assert code == 0 and "Traceback" not in err
     assert len(cases) == 8

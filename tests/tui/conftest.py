@@ -6,6 +6,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+import textual._wait
+
+# Pilot waits for the app to go idle by sleeping in slices and checking the process's CPU
+# time; Textual's slice is 20 ms, so every key costs at least two or three of them and the
+# app tests spent three quarters of their time asleep. A 5 ms slice (idle: under a twentieth
+# of it on the CPU, Textual's own ratio) keeps the same rule at a quarter of the wait.
+textual._wait.SLEEP_GRANULARITY = 0.005
+textual._wait.SLEEP_IDLE = 0.005 / 20
 
 DATA = Path(__file__).resolve().parent / "data"
 GOLDEN = Path(__file__).resolve().parent / "golden"

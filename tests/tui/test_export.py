@@ -4,6 +4,7 @@ and the CI report of ``ragtriage check``, written by the same renderers, never o
 from __future__ import annotations
 
 import pytest
+from textual import events
 
 from ragtriage.cli import main as cli
 from ragtriage.core.document import TestSetDocument
@@ -20,7 +21,7 @@ KINDS = [name for name, _label in CHOICES]
 
 
 async def _choose(app, pilot, kind: str, path) -> ExportDialog:
-    """ctrl+e, arrow down to ``kind``, tab to the file, type ``path``; returns the dialog."""
+    """ctrl+e, arrow down to ``kind``, tab to the file, paste ``path``; returns the dialog."""
     await pilot.press("ctrl+e")
     await settle(app, pilot)
     dialog = app.screen
@@ -28,7 +29,10 @@ async def _choose(app, pilot, kind: str, path) -> ExportDialog:
     await pilot.press(*["down"] * KINDS.index(kind), "tab")
     box = dialog.query_one("#export-path")
     assert app.focused is box
-    await pilot.press("ctrl+u", *str(path))
+    await pilot.press("ctrl+u")
+    box.post_message(events.Paste(str(path)))  # a path is pasted, as a terminal sends it
+    await pilot.pause()
+    assert box.value == str(path)
     return dialog
 
 

@@ -76,10 +76,18 @@ async def open_review(app, pilot) -> StaleScreen:
 
 
 async def go_to(app, pilot, case: str, label: str) -> None:
-    """Move the list's cursor with real keys (home, then j) onto (case, label)."""
+    """Move the list's cursor with real keys onto (case, label): j or k from where it is, or
+    home then j when that is shorter."""
     entries = app.stale_report
     at = next(i for i, e in enumerate(entries) if e.case == case and e.label == label)
-    await pilot.press("home", *["j"] * at)
+    cur = app.screen._current()
+    now = next((i for i, e in enumerate(entries) if e is cur), None)
+    if now is None or at < abs(at - now):
+        keys = ["home", *["j"] * at]
+    else:
+        keys = ["j"] * (at - now) if at >= now else ["k"] * (now - at)
+    if keys:
+        await pilot.press(*keys)
     await pilot.pause()
     e = app.screen._current()
     assert (e.case, e.label) == (case, label)
