@@ -406,7 +406,8 @@ async def test_keys_work_during_a_run_and_cancel_keeps_what_finished(shop, gated
         await pilot.press("v")
         assert screen.sidecar.reviewed(screen.table.current_id)
         await pilot.press("c")  # cancel
-        gated_system.set()
+        await until(pilot, lambda: "cancelling" in text(screen.query_one("#triage-run-status")))
+        gated_system.set()  # the cases in flight answer only after the cancel was taken
         await settle(app, pilot)
         assert not screen.running
         assert len(screen.state) == 3
