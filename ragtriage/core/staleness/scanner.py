@@ -264,12 +264,21 @@ class Scanner:
 
     # ------------------------------------------------------------ one chunk
 
-    def feed(self, lineno: int, rec: Record, cid: str, text: str, at: int = 0) -> None:
+    def feed(
+        self,
+        lineno: int,
+        rec: Record,
+        cid: str,
+        text: str,
+        at: int = 0,
+        start: int | None = None,
+        end: int | None = None,
+    ) -> None:
         """One chunk of the corpus (``at``: bytes read so far, for a file). Most chunks of a
         big corpus concern no label: they cost a split and a few set look-ups."""
-        self._feed(lineno, rec, cid, text, at)
+        self._feed(lineno, rec, cid, text, at, start, end)
 
-    def _make_feed(self) -> Callable[[int, Record, str, str, int], None]:
+    def _make_feed(self) -> Callable[[int, Record, str, str, int, int | None, int | None], None]:
         """:meth:`feed` with everything it looks up bound once: it runs a million times."""
         states_get = self.states.get
         all_fp, short_lens = self.all_fp, self.short_lens
@@ -283,7 +292,15 @@ class Scanner:
         span_hits = self._span_hits
         doc_ranges, doc_chunks, in_memory = self.doc_ranges, self.doc_chunks, self.in_memory
 
-        def feed(lineno: int, rec: Record, cid: str, text: str, at: int = 0) -> None:
+        def feed(
+            lineno: int,
+            rec: Record,
+            cid: str,
+            text: str,
+            at: int = 0,
+            start: int | None = None,
+            end: int | None = None,
+        ) -> None:
             seq = self.seq = self.seq + 1
             remember((seq, lineno, rec))
             toks = text.split()
@@ -300,10 +317,13 @@ class Scanner:
                         if in_memory:
                             doc_chunks.setdefault(doc, []).append((seq, cid, toks))
                         else:
-                            r = doc_ranges.get(doc)
-                            doc_ranges[doc] = (at, at) if r is None else (r[0], at)
-                    if doc in span_docs:
-                        span_hits(doc, _chunk(rec, lineno))
+                            r = doc_ranges.get(doc)  # `at` moves once per block read
+                            if r is None:
+                                doc_ranges[doc] = (at, at)
+                            elif r[1] != at:
+                                doc_ranges[doc] = (r[0], at)
+                    if start is not None and end is not None and doc in span_docs:
+                        span_hits(doc, rec, lineno, start, end)
 
         return feed
 
@@ -425,17 +445,20 @@ class Scanner:
             if isinstance(r, tuple) and prev is not None and r[0] <= prev[2] + 1:
                 self._accept(li, item, r)
 
-    def _span_hits(self, doc: str, ch: Chunk) -> None:
-        if ch.start is None or ch.end is None:
-            return
+    def _span_hits(self, doc: str, rec: Record, lineno: int, start: int, end: int) -> None:
+        """The labels of ``doc`` whose old span this chunk (``start``-``end``) overlaps (the
+        chunk is made only for an overlap: most chunks of a labelled document overlap none)."""
         lst = self.span_docs[doc]
         starts = self.span_starts[doc]
-        lo = bisect_left(starts, ch.start - self.span_max[doc])
-        hi = bisect_left(starts, ch.end)
+        lo = bisect_left(starts, start - self.span_max[doc])
+        hi = bisect_left(starts, end)
+        ch: Chunk | None = None
         for s_ in lst[lo:hi]:
             assert s_.start is not None and s_.end is not None
-            a, b = max(s_.start, ch.start), min(s_.end, ch.end)
+            a, b = max(s_.start, start), min(s_.end, end)
             if a < b:
+                if ch is None:
+                    ch = _chunk(rec, lineno)
                 s_.spans.append((ch, a - s_.start, b - s_.start))
 
     # ------------------------------------------------------------ the corpus
@@ -450,7 +473,7 @@ class Scanner:
         returns the file's meter (None in memory). Raises :class:`CorpusError` for a bad file."""
         if not isinstance(corpus, (str, Path)):
             for ch in corpus:
-                self._feed(ch.line, ch, ch.id, ch.text, 0)
+                self._feed(ch.line, ch, ch.id, ch.text, 0, ch.start, ch.end)
             self.finish()
             return None
         path = Path(corpus)
@@ -476,7 +499,7 @@ class Scanner:
                     raise ValueError
             except Exception:
                 _bad_line(path, lineno)
-            feed(lineno, rec, cid, text, meter.done)
+            feed(lineno, rec, cid, text, meter.done, start, end)
         self.finish()
         return meter
 
