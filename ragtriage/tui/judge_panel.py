@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,6 +22,9 @@ from textual.widgets import Static
 from ..core.errors import InputError
 from ..core.judge import calibrate, disagreements, grades_path, judged, latest, make_grade, read_grades
 from ..core.judge.grades import Grade, answer_sha, append_grade, grade_for, undo_append
+
+if TYPE_CHECKING:
+    from ..core.records import CaseRecord
 
 
 def _yes_no(v: Any) -> str:
@@ -37,10 +40,10 @@ class GradeBook:
         self.table: dict[tuple[str, str], Grade] = latest(grades)
         self._given: list[tuple[Grade, Grade | None]] = []  # (grade given, the one it replaced)
 
-    def grade_of(self, record: dict) -> Grade | None:
+    def grade_of(self, record: CaseRecord) -> Grade | None:
         return grade_for(record, self.table)
 
-    def give(self, record: dict, supported: bool, correct: bool | None) -> Grade:
+    def give(self, record: CaseRecord, supported: bool, correct: bool | None) -> Grade:
         g = make_grade(record, supported, correct)
         append_grade(self.path, g)
         key = (g.case, g.answer_sha)
@@ -85,7 +88,7 @@ def book_for(screen: Any) -> GradeBook:
 # ---------------------------------------------------------------------------- what is shown
 
 
-def judge_detail(screen: Any, record: dict) -> Text:
+def judge_detail(screen: Any, record: CaseRecord) -> Text:
     """The judge's verdict and reason, where it disagrees, and the expert's grade."""
     t = Text()
     j = record.get("judge")
@@ -119,7 +122,7 @@ def judge_detail(screen: Any, record: dict) -> Text:
     return t
 
 
-def calibration_summary(screen: Any, records: list[dict]) -> Text:
+def calibration_summary(screen: Any, records: list[CaseRecord]) -> Text:
     """One line for the triage summary: the judge against the grades, κ beside the grounding check's."""
     book = book_for(screen)
     if not book.table or not any("judge" in r for r in records):

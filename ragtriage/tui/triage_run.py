@@ -24,6 +24,7 @@ from .triage_state import Sidecar, TriageState, stream_run
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
     from ..core.document import TestSetDocument
+    from ..core.records import CaseRecord
 
 WAKE_EVERY = 0.05  # seconds between two wake-ups of the screen during a run
 
@@ -71,14 +72,14 @@ class RunController:
         self.total = len(doc)
         self.started = time.monotonic()
         self.cancel = threading.Event()
-        self._queue: deque[dict] = deque()
+        self._queue: deque[CaseRecord] = deque()
         self.done = 0
 
     def run(self, wake: Callable[[], object] = lambda: None) -> Outcome:
         """Run every case (blocking: call it in a worker thread)."""
         last = 0.0
 
-        def on_record(rec: dict) -> None:
+        def on_record(rec: CaseRecord) -> None:
             nonlocal last
             self._queue.append(rec)
             now = time.monotonic()
@@ -96,9 +97,9 @@ class RunController:
             return Outcome(None, True, f"{type(e).__name__}: {e}")
         return Outcome(summary, interrupted)
 
-    def drain(self) -> list[dict]:
+    def drain(self) -> list[CaseRecord]:
         """The records finished since the last call (thread-safe: deque appends and pops)."""
-        batch = []
+        batch: list[CaseRecord] = []
         queue = self._queue
         while queue:
             batch.append(queue.popleft())

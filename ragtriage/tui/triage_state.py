@@ -32,6 +32,7 @@ from ..core.files import atomic_write
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
     from ..core.document import TestSetDocument
+    from ..core.records import CaseRecord, RunMeta
 
 UNLABELLED_WHY = "no expected chunk yet"
 SIDECAR_VERSION = 1
@@ -47,7 +48,7 @@ def verdict_text(reason: str | None) -> str:
 JUDGE_DISAGREES = "judge disagrees"  # judge.md: the judge contradicts the deterministic result
 
 
-def group_of(record: dict) -> str:
+def group_of(record: CaseRecord) -> str:
     """The group a case is listed under: its reason, or "judge disagrees" for a person to settle."""
     if "judge" in record:
         from ..core.judge import disagreements
@@ -88,7 +89,12 @@ class Sidecar:
             str(k): dict(v) for k, v in (cases or {}).items() if isinstance(v, dict)
         }
         rerun = data.get("rerun")
-        self.rerun: dict[str, dict] = {str(k): v for k, v in (rerun or {}).items() if isinstance(v, dict)}
+        # re-run records this app wrote, read back: an object with the case's id is taken as one
+        self.rerun: dict[str, CaseRecord] = {
+            str(k): cast("CaseRecord", v)
+            for k, v in (rerun or {}).items()
+            if isinstance(v, dict) and v.get("id") == k
+        }
         self.rescored: set[str] = set(data.get("rescored") or ())
         self.testset_hash: str | None = data.get("testset_hash")
 
@@ -157,7 +163,7 @@ class Sidecar:
 # ---------------------------------------------------------------------------- recompute
 
 
-def relabel_record(record: dict, case, k: int, settings) -> dict:
+def relabel_record(record: CaseRecord, case, k: int, settings) -> CaseRecord:
     """The case record recomputed after ``case`` changed (a relabel), from the ranking
     and answer stored in the run, without calling the system.
 
@@ -171,7 +177,7 @@ def relabel_record(record: dict, case, k: int, settings) -> dict:
     shim = dict(record)
     if not isinstance(external, bool):
         shim["external_supported"] = bool(record.get("supported"))
-    new = cast(dict, make_record(case, shim, k, _no_text, settings))  # a CaseRecord; held as dict here
+    new = make_record(case, shim, k, _no_text, settings)
     if not isinstance(external, bool):
         new.pop("external_supported", None)
         if not new.get("error"):
@@ -192,9 +198,9 @@ def _no_text(_cid: str) -> None:
 class TriageState:
     """Case records in run order, grouped by reason."""
 
-    def __init__(self, records: list[dict] | None = None, k: int = 3):
+    def __init__(self, records: list[CaseRecord] | None = None, k: int = 3):
         self.k = k
-        self.records: list[dict] = []
+        self.records: list[CaseRecord] = []
         self.pos: dict[str, int] = {}
         self.groups: dict[str, list[int]] = {}
         self._order: list[str] | None = None
@@ -204,7 +210,7 @@ class TriageState:
         for r in records or ():
             self._append(r)
 
-    def _append(self, record: dict) -> int:
+    def _append(self, record: CaseRecord) -> int:
         i = len(self.records)
         self.records.append(record)
         self.pos[record["id"]] = i
@@ -214,7 +220,7 @@ class TriageState:
     def __len__(self) -> int:
         return len(self.records)
 
-    def record(self, case_id: str) -> dict:
+    def record(self, case_id: str) -> CaseRecord:
         return self.records[self.pos[case_id]]
 
     def __contains__(self, case_id) -> bool:
@@ -279,7 +285,7 @@ class TriageState:
         if regroup:
             self._order = None
 
-    def replace(self, record: dict) -> tuple[str, str]:
+    def replace(self, record: CaseRecord) -> tuple[str, str]:
         """Put a recomputed record in place; returns (old group, new group) (:func:`group_of`)."""
         i = self.pos[record["id"]]
         old = group_of(self.records[i])
@@ -294,7 +300,7 @@ class TriageState:
         self._changed(regroup)
         return old, new
 
-    def add(self, record: dict) -> None:
+    def add(self, record: CaseRecord) -> None:
         """A record streamed in from a run (new case, or one asked again)."""
         if record["id"] in self.pos:
             self.replace(record)
@@ -312,7 +318,7 @@ class TriageState:
 # ---------------------------------------------------------------------------- loading a run
 
 
-def load_triage(run_path) -> tuple[dict, dict | None, TriageState, Sidecar]:
+def load_triage(run_path) -> tuple[RunMeta, dict | None, TriageState, Sidecar]:
     """Read a run for triage: (meta, summary, grouped state, sidecar). Re-run cases from the
     sidecar replace the run's records. Raises ``InputError`` on a bad run file."""
     import gc
@@ -325,7 +331,7 @@ def load_triage(run_path) -> tuple[dict, dict | None, TriageState, Sidecar]:
     try:
         run = read_run(run_path)
         side = Sidecar.load(run_path)
-        records = cast(list[dict], run.cases)  # CaseRecords; TriageState holds them as dict
+        records = run.cases
         if side.rerun:
             records = [side.rerun.get(r["id"], r) for r in records]
         state = TriageState(records, run.k or 3)
@@ -333,7 +339,7 @@ def load_triage(run_path) -> tuple[dict, dict | None, TriageState, Sidecar]:
         if was:
             gc.enable()
     gc.freeze()  # keep the records out of every later collection: no pauses on keys
-    return cast(dict, run.meta), run.summary, state, side
+    return run.meta, run.summary, state, side
 
 
 _prefetched: dict = {}
@@ -371,7 +377,7 @@ def take_prefetched(run_path):
 # ---------------------------------------------------------------------------- sweep from stored rankings
 
 
-def retrieval_sweep(records: list[dict], ks: Iterable[int]) -> list[tuple[int, float | None]]:
+def retrieval_sweep(records: list[CaseRecord], ks: Iterable[int]) -> list[tuple[int, float | None]]:
     """Hit rate per k from the stored rankings (no system call), over the answerable
     scored cases as in the summary. One pass: a case is a hit at every k from the
     position that completes it (its ``rank`` for ``expect: any``; the last of its
@@ -409,7 +415,7 @@ def retrieval_sweep(records: list[dict], ks: Iterable[int]) -> list[tuple[int, f
     return [(k, cum[k] / n) for k in ks]
 
 
-def ranking_depth(records: list[dict]) -> int:
+def ranking_depth(records: list[CaseRecord]) -> int:
     return max((len(r.get("ranking") or ()) for r in records), default=0)
 
 
@@ -431,7 +437,7 @@ def stream_run(
     system: str,
     k: int,
     out: Path | None,
-    on_record: Callable[[dict], None],
+    on_record: Callable[[CaseRecord], None],
     *,
     cancel: threading.Event | None = None,
     corpus: Corpus | None = None,

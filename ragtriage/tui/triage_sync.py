@@ -17,6 +17,7 @@ from .triage_state import Sidecar, TriageState, load_triage, relabel_record
 
 if TYPE_CHECKING:
     from ..core.document import TestSetDocument
+    from ..core.records import CaseRecord
     from .session import Session
 
 SyncKey = tuple[int, int, int]  # (session identity, generation, length of the edit log)
@@ -95,11 +96,11 @@ def rescore(state: TriageState, ids: list[str] | None, doc: TestSetDocument, sid
     return n
 
 
-def rescore_all(records: list[dict], doc: TestSetDocument, k: int) -> list[dict]:
+def rescore_all(records: list[CaseRecord], doc: TestSetDocument, k: int) -> list[CaseRecord]:
     """The records (of all given) that differ when recomputed against ``doc``; for a worker."""
     settings = doc.settings
     cases = {c.id: c for c in doc.cases}
-    new = []
+    new: list[CaseRecord] = []
     for rec in records:
         case = cases.get(rec["id"])
         if case is not None:

@@ -19,6 +19,7 @@ from ..core.grounding import CITATION, citations
 from .triage_state import verdict_text
 
 if TYPE_CHECKING:
+    from ..core.records import CaseRecord
     from ..core.schema import Case
 
 _NUMBER_WHY = re.compile(r"^number (\S+) missing from source")
@@ -75,7 +76,7 @@ def answer_text(answer: str, why: str, expected=()) -> Text:
 
 
 def describe(
-    record: dict,
+    record: CaseRecord,
     k: int,
     *,
     case: Case | None = None,
@@ -107,7 +108,7 @@ def describe(
     return t
 
 
-def _heading(t: Text, record: dict, reviewed: dict | None) -> None:
+def _heading(t: Text, record: CaseRecord, reviewed: dict | None) -> None:
     reason = record.get("reason")
     t.append(record["id"], style="bold")
     topic = record.get("topic")
@@ -126,7 +127,7 @@ def _heading(t: Text, record: dict, reviewed: dict | None) -> None:
 
 
 def _expected(
-    t: Text, record: dict, case: Case | None, expected: list[str], ranking: list[str], k: int
+    t: Text, record: CaseRecord, case: Case | None, expected: list[str], ranking: list[str], k: int
 ) -> None:
     unanswerable = case.unanswerable if case is not None else bool(record.get("unanswerable"))
     expect = case.expect if case is not None else record.get("expect", "any")
@@ -149,7 +150,7 @@ def _expected(
 
 def _retrieved(
     t: Text,
-    record: dict,
+    record: CaseRecord,
     exp: set[str],
     ranking: list[str],
     k: int,
@@ -183,7 +184,7 @@ def _retrieved(
         t.append(f"  … {len(ranking) - len(shown)} more\n", style="dim")
 
 
-def _answer(t: Text, record: dict, exp: set[str]) -> None:
+def _answer(t: Text, record: CaseRecord, exp: set[str]) -> None:
     t.append("\nanswer  ", style="dim")
     answer = record.get("answer")
     why = record.get("why") or ""
@@ -212,7 +213,7 @@ def _answer(t: Text, record: dict, exp: set[str]) -> None:
     t.append(("✓ correct" if record.get("correct") else "✗ not correct") + "\n")
 
 
-def _reference(t: Text, record: dict, case: Case) -> None:
+def _reference(t: Text, record: CaseRecord, case: Case) -> None:
     if case.answer:
         t.append("reference  ", style="dim")
         t.append(case.answer + "\n")
@@ -226,7 +227,7 @@ def _reference(t: Text, record: dict, case: Case) -> None:
 
 
 def retrieved_choices(
-    rec: dict, exclude: set[str], k: int, lookup: Callable[[str], str | None] | None
+    rec: CaseRecord, exclude: set[str], k: int, lookup: Callable[[str], str | None] | None
 ) -> list[tuple[str, str]]:
     """The retrieved chunks not in ``exclude``, as (chunk id, description) for a chooser."""
     ranking = rec.get("ranking") or []

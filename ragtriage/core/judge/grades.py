@@ -74,7 +74,11 @@ def default_grader() -> str:
 
 
 def make_grade(
-    record: dict, supported: bool, correct: bool | None, by: str | None = None, when: str | None = None
+    record: Mapping[str, Any],
+    supported: bool,
+    correct: bool | None,
+    by: str | None = None,
+    when: str | None = None,
 ) -> Grade:
     """A grade of the answer in a run-file ``record``."""
     answer = record.get("answer")

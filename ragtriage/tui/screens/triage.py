@@ -21,7 +21,7 @@ an answer into <testset>.grades.jsonl (u in the dialog undoes the last grade).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.binding import Binding
@@ -44,6 +44,7 @@ from ..triage_view import retrieved_choices
 from .triage_base import TriageBase
 
 if TYPE_CHECKING:
+    from ...core.records import CaseRecord
     from .run_dialog import RunRequest
 
 # a dead end with nothing to choose from says where the whole corpus can be searched
@@ -93,7 +94,7 @@ unsaved changes. Reviewed marks and notes are kept at once.
     ]
 
     class Reran(Message):
-        def __init__(self, record: dict) -> None:
+        def __init__(self, record: CaseRecord) -> None:
             super().__init__()
             self.record = record
 
@@ -104,7 +105,7 @@ unsaved changes. Reviewed marks and notes are kept at once.
             super().__init__()
             self.text = text
 
-    def _choices(self, rec: dict, exclude: set[str]) -> list[tuple[str, str]]:
+    def _choices(self, rec: CaseRecord, exclude: set[str]) -> list[tuple[str, str]]:
         return retrieved_choices(rec, exclude, self.k, self._chunk_text())
 
     # -- actions -------------------------------------------------------------------------
@@ -267,7 +268,7 @@ unsaved changes. Reviewed marks and notes are kept at once.
             self.post_message(self.Failed(f"re-run failed: {type(e).__name__}: {e}"))
             return
         if run.cases:
-            self.post_message(self.Reran(cast(dict, run.cases[0])))  # a CaseRecord, held as dict
+            self.post_message(self.Reran(run.cases[0]))
 
     @on(Failed)
     def _failed(self, event: Failed) -> None:

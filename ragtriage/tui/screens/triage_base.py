@@ -45,6 +45,7 @@ from ..widgets.triage_summary import TriageSummary, builtin_answer_sweep
 from ..widgets.triage_table import TriageTable
 
 if TYPE_CHECKING:
+    from ...core.records import CaseRecord, RunMeta
     from ...core.schema import Case
     from .run_dialog import RunRequest
 
@@ -68,7 +69,7 @@ class TriageBase(AppScreen[None]):
     class Loaded(Message):
         """The run file was read (posted by the load worker)."""
 
-        def __init__(self, meta: dict, summary: dict | None, state: TriageState, sidecar: Sidecar) -> None:
+        def __init__(self, meta: RunMeta, summary: dict | None, state: TriageState, sidecar: Sidecar) -> None:
             super().__init__()
             self.meta = meta
             self.summary = summary
@@ -83,7 +84,7 @@ class TriageBase(AppScreen[None]):
     class Rescored(Message):
         """A full recompute in a worker finished: ``new`` are the records that changed."""
 
-        def __init__(self, state: TriageState, new: list[dict]) -> None:
+        def __init__(self, state: TriageState, new: list[CaseRecord]) -> None:
             super().__init__()
             self.state = state
             self.new = new
@@ -161,7 +162,7 @@ class TriageBase(AppScreen[None]):
     @on(Loaded)
     def _run_loaded(self, event: Loaded) -> None:
         state, side = event.state, event.sidecar
-        self.meta = event.meta
+        self.meta = dict(event.meta)  # the run's head, added to as runs are made here
         self.k = state.k
         self.state = state
         self.sidecar = side
@@ -354,7 +355,7 @@ class TriageBase(AppScreen[None]):
         w.display = not w.display
 
     # -- actions: helpers ------------------------------------------------------------------
-    def _current(self, need_doc: bool = True) -> tuple[str, dict, Any] | None:
+    def _current(self, need_doc: bool = True) -> tuple[str, CaseRecord, Any] | None:
         """(case id, record, case) of the selected case, or None with a message."""
         if self.state is None:
             self.notify("still loading the run")
