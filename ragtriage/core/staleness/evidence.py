@@ -67,23 +67,31 @@ class LabelState:
         "nearby",
         "words",
         "contains",
+        "n_words",
     )
 
     def __init__(self, cid: str, lab: Any) -> None:
-        def get(k: str) -> Any:
-            if lab is None:
-                return None
-            return lab.get(k) if isinstance(lab, Mapping) else getattr(lab, k, None)
-
+        text: Any
+        if lab is None:
+            text = sha = doc = start = end = None
+        elif type(lab) is dict or isinstance(lab, Mapping):  # (dict first: the ABC check is slow)
+            g = lab.get
+            text, sha, doc, start, end = g("text"), g("sha"), g("doc"), g("start"), g("end")
+        else:
+            text, sha = getattr(lab, "text", None), getattr(lab, "sha", None)
+            doc, start, end = (
+                getattr(lab, "doc", None),
+                getattr(lab, "start", None),
+                getattr(lab, "end", None),
+            )
         self.id = cid
-        text, sha = get("text"), get("sha")
         self.has_text = isinstance(text, str) and bool(text.strip())
-        self.t: str | None = normalize_text(text) if self.has_text else None
-        self.raw: str | None = text if self.has_text else None
+        self.t: str | None = normalize_text(text) if isinstance(text, str) and self.has_text else None
+        self.raw: str | None = text if isinstance(text, str) and self.has_text else None
+        self.n_words = len(self.t.split()) if self.t is not None else 0
         self.fp: str | None = (
             _fp(self.t) if self.t is not None else (sha if isinstance(sha, str) and sha else None)
         )
-        doc, start, end = get("doc"), get("start"), get("end")
         ok_span = isinstance(doc, str) and isinstance(start, int) and isinstance(end, int) and end > start
         self.doc: str | None = doc if isinstance(doc, str) else None
         self.start: int | None = start if ok_span else None
@@ -104,7 +112,7 @@ class LabelState:
     @property
     def short(self) -> bool:
         """Under :data:`SHORT_WORDS` words: no anchor; found by fingerprint or as whole words."""
-        return self.t is not None and len(self.t.split()) < SHORT_WORDS
+        return self.t is not None and self.n_words < SHORT_WORDS
 
     @property
     def span(self) -> Interval | None:

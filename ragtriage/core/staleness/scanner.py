@@ -140,12 +140,13 @@ def _anchor_index(states: list[LabelState]) -> dict[Trigram, list[int]]:
     on their raw words (normalising every chunk costs too much). Probing chunks at every
     other word, with anchors indexed in pairs, was measured slower: the extra, commoner
     anchors cost more in false hits than the saved probes."""
-    wdf = Counter(chain.from_iterable(set(st.t.split()) for st in states if st.t is not None))
+    words = [st.t.split() if st.t is not None else [] for st in states]  # split once, used twice
+    wdf = Counter(chain.from_iterable(map(set, words)))
     index: dict[Trigram, list[int]] = {}
     for li, st in enumerate(states):
         if st.t is None or st.raw is None:
             continue
-        toks = st.t.split()
+        toks = words[li]
         grams = _grams(toks)
         if not grams:
             continue  # fewer than 5 words: found by fingerprint only
@@ -246,7 +247,7 @@ class Scanner:
             lst.sort(key=lambda s: s.start or 0)
         self.span_max = {d: max(_span_len(s) for s in lst) for d, lst in self.span_docs.items()}
         self.span_starts = {d: [s.start or 0 for s in lst] for d, lst in self.span_docs.items()}
-        self.short_lens = {n for st in self.textual if (n := len((st.t or "").split())) < SHORT_WORDS}
+        self.short_lens = {st.n_words for st in self.textual if st.n_words < SHORT_WORDS}
         self.all_fp = any(st.t is None and st.fp for st in states)  # sha-only: fingerprint every chunk
         self.short_index = _short_index(self.textual)  # a word as written -> short texts
         self.short_words = set(self.short_index)
@@ -259,27 +260,20 @@ class Scanner:
         self.corpus_name = corpus_name
         self.in_memory = in_memory
         self.dup_problems: list[Problem] = []
-        self.seq = -1
-        self._feed = self._make_feed()
+        self.seq = -1  # the last chunk's place in the corpus
+        self.meter: Meter | None = None  # the file's, while it is read
 
     # ------------------------------------------------------------ one chunk
 
-    def feed(
-        self,
-        lineno: int,
-        rec: Record,
-        cid: str,
-        text: str,
-        at: int = 0,
-        start: int | None = None,
-        end: int | None = None,
-    ) -> None:
-        """One chunk of the corpus (``at``: bytes read so far, for a file). Most chunks of a
-        big corpus concern no label: they cost a split and a few set look-ups."""
-        self._feed(lineno, rec, cid, text, at, start, end)
+    def feed(self, lineno: int, rec: Record) -> None:
+        """One chunk of the corpus: a parsed JSONL line (a dict, checked) or a :class:`Chunk`."""
+        self._consume([(lineno, rec)], None)
 
-    def _make_feed(self) -> Callable[[int, Record, str, str, int, int | None, int | None], None]:
-        """:meth:`feed` with everything it looks up bound once: it runs a million times."""
+    def _consume(self, source: Iterable[tuple[int, Any]], path: Path | None) -> None:
+        """Every chunk of ``source``: ``(line, raw JSONL bytes)`` of the file ``path``, or
+        ``(line, record)`` without one. One loop for both, with everything it looks up bound
+        once and the common case inline (no call per chunk): it runs a million times, and
+        most chunks concern no label, so they cost a split and a few set look-ups."""
         states_get = self.states.get
         all_fp, short_lens = self.all_fp, self.short_lens
         short_hit = self.short_words.intersection if self.short_words else None
@@ -291,41 +285,61 @@ class Scanner:
         with_docs = bool(doc_labels or span_docs)
         span_hits = self._span_hits
         doc_ranges, doc_chunks, in_memory = self.doc_ranges, self.doc_chunks, self.in_memory
-
-        def feed(
-            lineno: int,
-            rec: Record,
-            cid: str,
-            text: str,
-            at: int = 0,
-            start: int | None = None,
-            end: int | None = None,
-        ) -> None:
-            seq = self.seq = self.seq + 1
-            remember((seq, lineno, rec))
-            toks = text.split()
-            st = states_get(cid)
-            fp = all_fp or len(toks) in short_lens
-            short = short_hit(toks) if short_hit is not None else None
-            ws = anchor_hit(zip(toks, toks[1:], toks[2:]))
-            if st is not None or fp or short or ws or (pending and seq in pending):
-                evidence(_Item(seq, lineno, rec), cid, st, fp, short, ws)
-            if with_docs:
-                doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
-                if type(doc) is str:  # anything else (a list, a number) names no document
-                    if doc in doc_labels:  # where each labelled document lies (in memory: its chunks)
-                        if in_memory:
-                            doc_chunks.setdefault(doc, []).append((seq, cid, toks))
-                        else:
-                            r = doc_ranges.get(doc)  # `at` moves once per block read
-                            if r is None:
-                                doc_ranges[doc] = (at, at)
-                            elif r[1] != at:
-                                doc_ranges[doc] = (r[0], at)
-                    if start is not None and end is not None and doc in span_docs:
-                        span_hits(doc, rec, lineno, start, end)
-
-        return feed
+        meter = self.meter if path is not None else None
+        loads = orjson.loads
+        seq = self.seq
+        try:
+            for lineno, raw in source:
+                if path is None:  # in memory: a Chunk, or a record already parsed
+                    rec = raw
+                    if type(rec) is dict:
+                        cid, text, start, end = rec["id"], rec["text"], rec.get("start"), rec.get("end")
+                        if type(start) is not int or type(end) is not int:
+                            start = end = None
+                    else:
+                        cid, text, start, end = rec.id, rec.text, rec.start, rec.end
+                else:
+                    if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                        raw = raw[3:]
+                    if not raw or raw.isspace():
+                        continue
+                    try:
+                        rec = loads(raw)
+                        cid = rec["id"]
+                        text = rec["text"]
+                        if type(cid) is not str or type(text) is not str or not cid or cid.isspace():
+                            raise ValueError
+                        start, end = rec.get("start"), rec.get("end")  # iter_chunks' rule: whole numbers
+                        if not ((start is None or type(start) is int) and (end is None or type(end) is int)):
+                            raise ValueError
+                    except Exception:
+                        _bad_line(path, lineno)
+                seq += 1
+                remember((seq, lineno, rec))
+                toks = text.split()
+                st = states_get(cid)
+                fp = all_fp or len(toks) in short_lens
+                short = short_hit(toks) if short_hit is not None else None
+                ws = anchor_hit(zip(toks, toks[1:], toks[2:]))
+                if st is not None or fp or short or ws or (pending and seq in pending):
+                    evidence(_Item(seq, lineno, rec), cid, st, fp, short, ws)
+                if with_docs:
+                    doc = rec.get("doc") if type(rec) is dict else rec.doc
+                    if type(doc) is str:  # anything else (a list, a number) names no document
+                        if doc in doc_labels:  # where each labelled document lies (in memory: its chunks)
+                            if in_memory:
+                                doc_chunks.setdefault(doc, []).append((seq, cid, toks))
+                            elif meter is not None:
+                                at = meter.done  # bytes read so far: it moves once per block
+                                r = doc_ranges.get(doc)
+                                if r is None:
+                                    doc_ranges[doc] = (at, at)
+                                elif r[1] != at:
+                                    doc_ranges[doc] = (r[0], at)
+                        if start is not None and end is not None and doc in span_docs:
+                            span_hits(doc, rec, lineno, start, end)
+        finally:
+            self.seq = seq
 
     def _evidence(
         self,
@@ -472,34 +486,15 @@ class Scanner:
         """Feed every chunk of ``corpus`` (a chunks file, streamed, or chunks in memory);
         returns the file's meter (None in memory). Raises :class:`CorpusError` for a bad file."""
         if not isinstance(corpus, (str, Path)):
-            for ch in corpus:
-                self._feed(ch.line, ch, ch.id, ch.text, 0, ch.start, ch.end)
+            self._consume(((ch.line, ch) for ch in corpus), None)
             self.finish()
             return None
         path = Path(corpus)
         if not path.is_file():
             for _ in iter_chunks(path):  # raises the located CorpusError (missing file, folder)
                 pass
-        meter = Meter(path.stat().st_size, "scan", progress, cancel)
-        loads = orjson.loads
-        feed = self._feed
-        for lineno, raw in iter_lines(path, meter.update):  # parsed here: this loop runs a million times
-            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            if not raw or raw.isspace():
-                continue
-            try:
-                rec = loads(raw)
-                cid = rec["id"]
-                text = rec["text"]
-                if type(cid) is not str or type(text) is not str or not cid.strip():
-                    raise ValueError
-                start, end = rec.get("start"), rec.get("end")  # iter_chunks' rule: whole numbers, not "10"
-                if not ((start is None or type(start) is int) and (end is None or type(end) is int)):
-                    raise ValueError
-            except Exception:
-                _bad_line(path, lineno)
-            feed(lineno, rec, cid, text, meter.done, start, end)
+        meter = self.meter = Meter(path.stat().st_size, "scan", progress, cancel)
+        self._consume(iter_lines(path, meter.update), path)
         self.finish()
         return meter
 
