@@ -140,13 +140,12 @@ def _anchor_index(states: list[LabelState]) -> dict[Trigram, list[int]]:
     on their raw words (normalising every chunk costs too much). Probing chunks at every
     other word, with anchors indexed in pairs, was measured slower: the extra, commoner
     anchors cost more in false hits than the saved probes."""
-    words = [st.t.split() if st.t is not None else [] for st in states]  # split once, used twice
-    wdf = Counter(chain.from_iterable(map(set, words)))
+    wdf = Counter(chain.from_iterable(set(st.t.split()) for st in states if st.t is not None))
     index: dict[Trigram, list[int]] = {}
     for li, st in enumerate(states):
         if st.t is None or st.raw is None:
             continue
-        toks = words[li]
+        toks = st.t.split()  # again: keeping every text's words from the count costs 20 MB at 10k labels
         grams = _grams(toks)
         if not grams:
             continue  # fewer than 5 words: found by fingerprint only
