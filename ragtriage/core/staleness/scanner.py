@@ -140,16 +140,18 @@ def _anchor_index(states: list[LabelState]) -> dict[Trigram, list[int]]:
     on their raw words (normalising every chunk costs too much). Probing chunks at every
     other word, with anchors indexed in pairs, was measured slower: the extra, commoner
     anchors cost more in false hits than the saved probes."""
-    wdf = Counter(chain.from_iterable(set(st.t.split()) for st in states if st.t is not None))
+    # each text's words, interned (the index keeps these words: one copy of each), split once
+    # for the count and the anchors: kept as plain strings they cost 20 MB more at 10k labels
+    words = [list(map(intern, st.t.split())) if st.t is not None else [] for st in states]
+    wdf = Counter(chain.from_iterable(map(set, words)))
     index: dict[Trigram, list[int]] = {}
     for li, st in enumerate(states):
         if st.t is None or st.raw is None:
             continue
-        toks = st.t.split()  # again: keeping every text's words from the count costs 20 MB at 10k labels
+        toks = words[li]
         grams = _grams(toks)
         if not grams:
             continue  # fewer than 5 words: found by fingerprint only
-        toks = list(map(intern, toks))  # the index keeps these words: one copy of each
         raw = list(map(intern, st.raw.split()))
         key_at = [0] + [wdf[a] + wdf[b] + wdf[c] for a, b, c in grams]  # key_at[j]: trigram at word j
         best = _anchor_positions(st.t, toks, key_at)
