@@ -33,7 +33,7 @@ from ...core.errors import InputError
 from ..base import detail_bindings
 from ..judge_panel import grade_current
 from ..messages import RunFinished, RunProgress
-from ..triage_run import RunController, Shown
+from ..triage_run import WAKE_EVERY, RunController, Shown
 from ..triage_state import (
     Sidecar,
     TriageState,
@@ -44,6 +44,8 @@ from ..triage_view import retrieved_choices
 from .triage_base import TriageBase
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from ...core.records import CaseRecord
     from .run_dialog import RunRequest
 
@@ -53,6 +55,8 @@ PICK_HINT = " · p searches the whole corpus (the chunk picker)"
 
 class TriageScreen(TriageBase):
     """Home of ``ragtriage triage``; reachable from Cases when a run is loaded."""
+
+    _drain_timer: Timer | None = None  # takes a run's finished records while it runs
 
     HELP_TITLE = "Triage"
     HELP_INTRO = """
@@ -341,6 +345,10 @@ unsaved changes. Reviewed marks and notes are kept at once.
         self._show_detail()
         self.refresh_bindings()
         self._run_worker(run)
+        # the run wakes the screen at most every WAKE_EVERY s, so the records that finish
+        # just after a wake-up would wait for the next record (or the end, behind a slow
+        # case); this timer takes them in any case
+        self._drain_timer = self.set_interval(WAKE_EVERY, self._drain)
 
     @work(thread=True, exclusive=True, group="triage-run", exit_on_error=False)
     def _run_worker(self, run: RunController) -> None:
@@ -381,6 +389,9 @@ unsaved changes. Reviewed marks and notes are kept at once.
             return
         self._drain()
         self._run = None
+        if self._drain_timer is not None:
+            self._drain_timer.stop()
+            self._drain_timer = None
         self.query_one("#triage-progress-row").display = False
         self.refresh_bindings()
         state = self.state
