@@ -262,17 +262,16 @@ class Scanner:
         self.in_memory = in_memory
         self.dup_problems: list[Problem] = []
         self.seq = -1  # the last chunk's place in the corpus
-        self.meter: Meter | None = None  # the file's, while it is read
 
     # ------------------------------------------------------------ one chunk
 
     def feed(self, lineno: int, rec: Record) -> None:
         """One chunk of the corpus: a parsed JSONL line (a dict, checked) or a :class:`Chunk`."""
-        self._consume([(lineno, rec)], None)
+        self._consume([(lineno, rec)], None, None)
 
-    def _consume(self, source: Iterable[tuple[int, Any]], path: Path | None) -> None:
-        """Every chunk of ``source``: ``(line, raw JSONL bytes)`` of the file ``path``, or
-        ``(line, record)`` without one. One loop for both, with everything it looks up bound
+    def _consume(self, source: Iterable[tuple[int, Any]], path: Path | None, meter: Meter | None) -> None:
+        """Every chunk of ``source``: ``(line, raw JSONL bytes)`` of the file ``path`` read
+        through ``meter``, or ``(line, record)`` without either. One loop for both, with everything it looks up bound
         once and the common case inline (no call per chunk): it runs a million times, and
         most chunks concern no label, so they cost a split and a few set look-ups."""
         states_get = self.states.get
@@ -286,7 +285,6 @@ class Scanner:
         with_docs = bool(doc_labels or span_docs)
         span_hits = self._span_hits
         doc_ranges, doc_chunks, in_memory = self.doc_ranges, self.doc_chunks, self.in_memory
-        meter = self.meter if path is not None else None
         loads = orjson.loads
         seq = self.seq
         try:
@@ -487,15 +485,15 @@ class Scanner:
         """Feed every chunk of ``corpus`` (a chunks file, streamed, or chunks in memory);
         returns the file's meter (None in memory). Raises :class:`CorpusError` for a bad file."""
         if not isinstance(corpus, (str, Path)):
-            self._consume(((ch.line, ch) for ch in corpus), None)
+            self._consume(((ch.line, ch) for ch in corpus), None, None)
             self.finish()
             return None
         path = Path(corpus)
         if not path.is_file():
             for _ in iter_chunks(path):  # raises the located CorpusError (missing file, folder)
                 pass
-        meter = self.meter = Meter(path.stat().st_size, "scan", progress, cancel)
-        self._consume(iter_lines(path, meter.update), path)
+        meter = Meter(path.stat().st_size, "scan", progress, cancel)
+        self._consume(iter_lines(path, meter.update), path, meter)
         self.finish()
         return meter
 
