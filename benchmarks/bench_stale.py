@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -208,6 +209,7 @@ def _measure(data: Path, spans: bool, naive: bool) -> None:
     dt = time.perf_counter() - t0
     cpu = time.process_time() - cpu0
     peak = _rss_kb("VmHWM")
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # the probe's helper process, if one ran
     print(
         json.dumps(
             {
@@ -215,6 +217,8 @@ def _measure(data: Path, spans: bool, naive: bool) -> None:
                 "cpu": cpu,
                 "peak_rss_mb": peak / 1024,
                 "delta_rss_mb": (peak - base) / 1024,
+                "helper_cpu": kids.ru_utime + kids.ru_stime,
+                "helper_peak_mb": kids.ru_maxrss / 1024,
                 "counts": counts,
             }
         )
@@ -340,15 +344,22 @@ def main() -> None:
         f"\nlabels: {N_LABELS:,}; new chunking: windows of {WINDOW} chars, overlap {OVERLAP}; spans: {'yes' if args.spans else 'no (text remapping)'}\n"
     )
     print(
-        "| new chunks | corpus file | corpus text in RAM | method | wall s | CPU s | peak RSS | RSS growth | counts |"
+        "| new chunks | corpus file | corpus text in RAM | method | wall s | CPU s | peak RSS | RSS growth "
+        "| helper: CPU s, peak RSS | counts |"
     )
-    print("|---:|---:|---:|---|---:|---:|---:|---:|---|")
+    print("|---:|---:|---:|---|---:|---:|---:|---:|---:|---|")
     for _n, name, meta, fig in rows:
         ram = meta["new_text_bytes"] + 49 * meta["new_chunks"]
         counts = ", ".join(f"{k} {v}" for k, v in fig["counts"].items())
         print(
             f"| {meta['new_chunks']:,} | {meta['new_file_bytes'] / 1e6:.0f} MB | {ram / 1e6:.0f} MB | {name} | "
-            f"{fig['seconds']:.1f} | {fig['cpu']:.1f} | {fig['peak_rss_mb']:.0f} MB | {fig['delta_rss_mb']:.0f} MB | {counts} |"
+            f"{fig['seconds']:.1f} | {fig['cpu']:.1f} | {fig['peak_rss_mb']:.0f} MB | {fig['delta_rss_mb']:.0f} MB | "
+            + (
+                f"{fig['helper_cpu']:.1f} s, {fig['helper_peak_mb']:.0f} MB"
+                if fig["helper_peak_mb"]
+                else "none"
+            )
+            + f" | {counts} |"
         )
 
 

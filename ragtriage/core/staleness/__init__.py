@@ -39,7 +39,10 @@ API (used by ``ragtriage stale``, by ``validate`` and by the ``check`` gate)::
 The modules, in the order a check runs them:
 
 * :mod:`.evidence` — what is known of one label (:class:`LabelState`) and the text helpers;
-* :mod:`.scanner` — :class:`Scanner`, fed the new corpus one chunk at a time;
+* :mod:`.probe` — which chunks of a file concern a label at all (a big file in two
+  processes: the second half on another core);
+* :mod:`.scanner` — :class:`Scanner`, fed the new corpus one chunk at a time (of a file,
+  the chunks the probe marked and their neighbours);
 * :mod:`.verdict` — :func:`judge`: the evidence of one label -> a :class:`Verdict`;
 * :mod:`.similarity` — a second pass ranking chunks for labels nothing holds;
 * :mod:`.model` — :class:`Status`, :class:`Fix`, :class:`StaleEntry`, :class:`StaleReport`

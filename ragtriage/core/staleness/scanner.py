@@ -9,10 +9,17 @@ edge pieces are found). Short texts (under five words) and fingerprint-only labe
 matched by fingerprint. Spans (``doc``/``start``/``end``) on both sides are indexed per
 document. A chunk sharing anchors but none of the text is kept (bounded) as a similarity
 candidate. Memory: the labels and their indexes, never the corpus.
+
+A chunks file is not fed whole: :mod:`.probe` first marks the chunks that concern a label
+(in two processes when the file is big), then :meth:`Scanner._walk` reads those again and
+the pieces next to them, and feeds them, in order, to the same loop chunks in memory go
+through. A look back for the piece before one is bounded the same way in both: the last
+four chunks met.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from bisect import bisect_left
 from collections import Counter, deque
@@ -20,11 +27,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate, chain
 from pathlib import Path
 from sys import intern
-from typing import Any, NoReturn, TypeAlias
+from typing import Any, BinaryIO, NoReturn, TypeAlias
 
 import orjson
 
-from ..corpus import Chunk, iter_chunks, iter_lines
+from ..corpus import Chunk, iter_chunks
 from ..errors import CorpusError, Problem
 from .evidence import (
     MAX_HOLDERS,
@@ -39,6 +46,7 @@ from .evidence import (
     holds_words,
 )
 from .model import Cancelled
+from .probe import Mark, Probe, probe_file
 
 GAP = 80  # an anchor (word trigram) at least every GAP characters of a remembered text
 RARE_WORDS = 12  # a label's rarest words, compared with the chunks of its document
@@ -67,7 +75,11 @@ class Meter:
         self.cancel = cancel
 
     def update(self, block: bytes) -> None:
-        self.done += len(block)
+        self.advance(len(block))
+
+    def advance(self, n: int) -> None:
+        """``n`` more bytes read (by this process or the probe's helper)."""
+        self.done += n
         if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
         if self.progress is not None:
@@ -256,6 +268,7 @@ class Scanner:
         self.doc_ranges: dict[str, tuple[int, int]] = {}  # doc -> (bytes read at its first, last chunk)
         self.doc_chunks: dict[str, list[DocRow]] = {}  # in memory: doc -> rows
         self.recent: deque[tuple[int, int, Record]] = deque(maxlen=4)  # (seq, line, record)
+        self._read_before: Callable[[int], tuple[int, int, Record] | None] | None = None  # see _walk
         self.made: dict[int, _Item] = {}  # seq -> the last few chunks met as items (their text normalised)
         self.pending: dict[int, list[int]] = {}  # seq expected next -> text-label indexes waiting
         self.corpus_name = corpus_name
@@ -266,14 +279,14 @@ class Scanner:
     # ------------------------------------------------------------ one chunk
 
     def feed(self, lineno: int, rec: Record) -> None:
-        """One chunk of the corpus: a parsed JSONL line (a dict, checked) or a :class:`Chunk`."""
-        self._consume([(lineno, rec)], None, None)
+        """The next chunk of the corpus: a parsed JSONL line (a dict, checked) or a :class:`Chunk`."""
+        self._consume([(self.seq + 1, lineno, rec)])
 
-    def _consume(self, source: Iterable[tuple[int, Any]], path: Path | None, meter: Meter | None) -> None:
-        """Every chunk of ``source``: ``(line, raw JSONL bytes)`` of the file ``path`` read
-        through ``meter``, or ``(line, record)`` without either. One loop for both, with everything it looks up bound
-        once and the common case inline (no call per chunk): it runs a million times, and
-        most chunks concern no label, so they cost a split and a few set look-ups."""
+    def _consume(self, source: Iterable[tuple[int, int, Record]]) -> None:
+        """Every chunk of ``source``, ``(its number in the corpus, line, record)`` in corpus
+        order: every chunk in memory, or the chunks of a file the probe marked and their
+        neighbours (:meth:`_walk`). Everything looked up is bound once and the common case
+        is inline: in memory this runs for every chunk, and most concern no label."""
         states_get = self.states.get
         all_fp, short_lens = self.all_fp, self.short_lens
         short_hit = self.short_words.intersection if self.short_words else None
@@ -284,36 +297,16 @@ class Scanner:
         doc_labels, span_docs = self.doc_labels, self.span_docs
         with_docs = bool(doc_labels or span_docs)
         span_hits = self._span_hits
-        doc_ranges, doc_chunks, in_memory = self.doc_ranges, self.doc_chunks, self.in_memory
-        loads = orjson.loads
+        doc_chunks, in_memory = self.doc_chunks, self.in_memory
         seq = self.seq
         try:
-            for lineno, raw in source:
-                if path is None:  # in memory: a Chunk, or a record already parsed
-                    rec = raw
-                    if type(rec) is dict:
-                        cid, text, start, end = rec["id"], rec["text"], rec.get("start"), rec.get("end")
-                        if type(start) is not int or type(end) is not int:
-                            start = end = None
-                    else:
-                        cid, text, start, end = rec.id, rec.text, rec.start, rec.end
+            for seq, lineno, rec in source:
+                if isinstance(rec, dict):  # a parsed line
+                    cid, text, start, end = rec["id"], rec["text"], rec.get("start"), rec.get("end")
+                    if type(start) is not int or type(end) is not int:
+                        start = end = None
                 else:
-                    if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                        raw = raw[3:]
-                    if not raw or raw.isspace():
-                        continue
-                    try:
-                        rec = loads(raw)
-                        cid = rec["id"]
-                        text = rec["text"]
-                        if type(cid) is not str or type(text) is not str or not cid or cid.isspace():
-                            raise ValueError
-                        start, end = rec.get("start"), rec.get("end")  # iter_chunks' rule: whole numbers
-                        if not ((start is None or type(start) is int) and (end is None or type(end) is int)):
-                            raise ValueError
-                    except Exception:
-                        _bad_line(path, lineno)
-                seq += 1
+                    cid, text, start, end = rec.id, rec.text, rec.start, rec.end
                 remember((seq, lineno, rec))
                 toks = text.split()
                 st = states_get(cid)
@@ -323,18 +316,10 @@ class Scanner:
                 if st is not None or fp or short or ws or (pending and seq in pending):
                     evidence(_Item(seq, lineno, rec), cid, st, fp, short, ws)
                 if with_docs:
-                    doc = rec.get("doc") if type(rec) is dict else rec.doc
+                    doc = rec.get("doc") if isinstance(rec, dict) else rec.doc
                     if type(doc) is str:  # anything else (a list, a number) names no document
-                        if doc in doc_labels:  # where each labelled document lies (in memory: its chunks)
-                            if in_memory:
-                                doc_chunks.setdefault(doc, []).append((seq, cid, toks))
-                            elif meter is not None:
-                                at = meter.done  # bytes read so far: it moves once per block
-                                r = doc_ranges.get(doc)
-                                if r is None:
-                                    doc_ranges[doc] = (at, at)
-                                elif r[1] != at:
-                                    doc_ranges[doc] = (r[0], at)
+                        if in_memory and doc in doc_labels:  # (a file: the probe notes where it lies)
+                            doc_chunks.setdefault(doc, []).append((seq, cid, toks))
                         if start is not None and end is not None and doc in span_docs:
                             span_hits(doc, rec, lineno, start, end)
         finally:
@@ -433,10 +418,10 @@ class Scanner:
         if seq in st.pieces or len(st.pieces) >= MAX_PIECES:
             return
         st.pieces[seq] = ((item.id, len(item.norm)), iv[0], iv[1])  # id and length only, not the text
-        if iv[0] > 0:  # look back for the piece before, however short
-            prev = self.made.get(seq - 1)
+        if iv[0] > 0 and seq - 1 >= max(0, self.recent[-1][0] - 3):  # the piece before, however short,
+            prev = self.made.get(seq - 1)  # if it is among the last four chunks met
             if prev is None:
-                before = next((r for r in self.recent if r[0] == seq - 1), None)
+                before = self._before(seq)
                 prev = _Item(*before) if before is not None else None
             if prev is not None and prev.seq not in st.pieces:
                 r = _relate_near(prev.norm, t)
@@ -444,6 +429,14 @@ class Scanner:
                     self._accept(li, prev, r)
         if iv[1] < len(t):
             self.pending.setdefault(seq + 1, []).append(li)
+
+    def _before(self, seq: int) -> tuple[int, int, Record] | None:
+        """The chunk before chunk ``seq``, one of the last four met (in a file the walk may
+        have skipped it: it is read back)."""
+        before = next((r for r in self.recent if r[0] == seq - 1), None)
+        if before is None and self._read_before is not None:
+            before = self._read_before(seq)
+        return before
 
     def _neighbour(self, item: _Item, waiting: list[int]) -> None:
         """The chunk after a piece: does it carry on the text, however short the overlap?"""
@@ -476,6 +469,22 @@ class Scanner:
 
     # ------------------------------------------------------------ the corpus
 
+    def probe(self) -> Probe:
+        """What makes a chunk of a file worth reading: the questions :meth:`_consume` asks."""
+        spans = {
+            d: (self.span_starts[d], [s.end or 0 for s in lst], self.span_max[d])
+            for d, lst in self.span_docs.items()
+        }
+        return Probe(
+            frozenset(self.states),
+            self.all_fp,
+            frozenset(self.short_lens),
+            frozenset(self.short_words),
+            frozenset(self.anchor_keys),
+            frozenset(self.doc_labels),
+            spans,
+        )
+
     def scan(
         self,
         corpus: str | Path | Iterable[Chunk],
@@ -483,19 +492,162 @@ class Scanner:
         cancel: threading.Event | None = None,
     ) -> Meter | None:
         """Feed every chunk of ``corpus`` (a chunks file, streamed, or chunks in memory);
-        returns the file's meter (None in memory). Raises :class:`CorpusError` for a bad file."""
+        returns the file's meter (None in memory). Raises :class:`CorpusError` for a bad file.
+
+        A file is probed first (:mod:`.probe`, in two processes when it is big), then only
+        the chunks the probe marked, and their neighbours, are read again and fed, in order."""
         if not isinstance(corpus, (str, Path)):
-            self._consume(((ch.line, ch) for ch in corpus), None, None)
+            self._consume((seq, ch.line, ch) for seq, ch in enumerate(corpus, self.seq + 1))
             self.finish()
             return None
         path = Path(corpus)
         if not path.is_file():
             for _ in iter_chunks(path):  # raises the located CorpusError (missing file, folder)
                 pass
-        meter = Meter(path.stat().st_size, "scan", progress, cancel)
-        self._consume(iter_lines(path, meter.update), path, meter)
+        seen = path.stat()
+        meter = Meter(seen.st_size, "scan", progress, cancel)
+        marks = probe_file(path, self.probe(), seen.st_size, meter.advance)
+        if marks.bad is not None:
+            _bad_line(path, marks.bad)
+        self.doc_ranges = marks.docs
+        base = self.seq + 1  # the probe numbers chunks from the file's first
+        if marks.at:
+            self._consume(self._walk(path, seen, marks.at, base))
+        self.seq = base + marks.records - 1
         self.finish()
         return meter
+
+    def _walk(
+        self, path: Path, seen: os.stat_result, at: list[Mark], base: int
+    ) -> Iterator[tuple[int, int, Record]]:
+        """The marked chunks of ``path`` (numbered from ``base``) and the ones a split piece
+        waits for after them, parsed, in order: ``(number, line, record)``. A chunk before
+        one is read back when :meth:`_accept` looks for it (:meth:`_before`)."""
+        pending = self.pending
+        where: dict[int, tuple[int, int]] = {}  # number -> (offset, line) of the last few met
+
+        def note(seq: int, off: int, lineno: int) -> None:
+            if len(where) > 16:  # keep the ones a look back can reach (see _before)
+                for k in [k for k in where if k < seq - 4]:
+                    del where[k]
+            where[seq] = (off, lineno)
+
+        with open(path, "rb", buffering=0) as f:  # one read per line asked
+            now = os.fstat(f.fileno())
+            if (now.st_ino, now.st_size, now.st_mtime_ns) != (seen.st_ino, seen.st_size, seen.st_mtime_ns):
+                _changed(path, None)
+            lines = _Lines(f, now.st_size)  # read where needed (a map would count in RSS)
+
+            def record(off: int, lineno: int) -> dict[str, Any]:
+                raw = lines.at(off)
+                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                try:
+                    rec = orjson.loads(raw)
+                    if (
+                        type(rec) is not dict
+                        or type(rec.get("id")) is not str
+                        or type(rec.get("text")) is not str
+                    ):
+                        raise ValueError
+                except ValueError:
+                    _changed(path, lineno)
+                return rec
+
+            def blank(raw: bytes, lineno: int) -> bool:  # the probe's rule
+                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                return not raw or raw.isspace()
+
+            def after(off: int, lineno: int) -> tuple[int, int] | None:
+                """(offset, line) of the next chunk after the line at ``off``."""
+                while True:
+                    off += len(lines.at(off)) + 1
+                    lineno += 1
+                    if off >= lines.size:
+                        return None
+                    if not blank(lines.at(off), lineno):
+                        return off, lineno
+
+            def read_before(seq: int) -> tuple[int, int, Record] | None:
+                pos = where.get(seq)
+                if pos is None:
+                    return None
+                off, lineno = pos
+                while off > 0:
+                    off, lineno = lines.start_before(off), lineno - 1
+                    if not blank(lines.at(off), lineno):
+                        note(seq - 1, off, lineno)
+                        return seq - 1, lineno, record(off, lineno)
+                return None
+
+            self._read_before = read_before
+            try:
+                last: tuple[int, int, int] | None = None  # (offset, line, number) of the last chunk met
+                for off, lineno, seq in at:
+                    seq += base
+                    while last is not None and last[2] + 1 < seq and last[2] + 1 in pending:
+                        nxt = after(last[0], last[1])
+                        if nxt is None:  # a marked chunk comes later: the file is not what was probed
+                            _changed(path, None)
+                        last = (nxt[0], nxt[1], last[2] + 1)
+                        note(last[2], last[0], last[1])
+                        yield last[2], last[1], record(last[0], last[1])
+                    last = (off, lineno, seq)
+                    note(seq, off, lineno)
+                    yield seq, lineno, record(off, lineno)
+                while last is not None and last[2] + 1 in pending:
+                    nxt = after(last[0], last[1])
+                    if nxt is None:
+                        break
+                    last = (nxt[0], nxt[1], last[2] + 1)
+                    note(last[2], last[0], last[1])
+                    yield last[2], last[1], record(last[0], last[1])
+            finally:
+                self._read_before = None
+
+
+class _Lines:
+    """Lines of a file read where asked: the walk reads about one chunk in sixteen."""
+
+    def __init__(self, f: BinaryIO, size: int) -> None:
+        self.f = f
+        self.size = size
+
+    def read(self, n: int, off: int) -> bytes:
+        self.f.seek(off)
+        return self.f.read(n)
+
+    def at(self, off: int) -> bytes:
+        """The line starting at ``off``, without its newline."""
+        n = 4096
+        while True:
+            data = self.read(n, off)
+            nl = data.find(b"\n")
+            if nl >= 0:
+                return data[:nl]
+            if off + len(data) >= self.size or not data:
+                return data
+            n *= 4
+
+    def start_before(self, off: int) -> int:
+        """Where the line before the one starting at ``off`` (> 0) starts."""
+        end = off - 1  # its newline
+        n = 4096
+        while True:
+            lo = max(0, end - n)
+            nl = self.read(end - lo, lo).rfind(b"\n")
+            if nl >= 0:
+                return lo + nl + 1
+            if lo == 0:
+                return 0
+            n *= 4
+
+
+def _changed(path: Path, lineno: int | None) -> NoReturn:
+    raise CorpusError(
+        Problem(str(path), lineno, "the chunks file changed while it was being checked: check again")
+    )
 
 
 def document_chunks(
