@@ -225,7 +225,16 @@ def check_labels(
             elif v.query == Query.TEXT:
                 need.append((e, states[x].t or ""))
     if need:
-        similar(need, corpus, top_n, _word_df(scanner.textual), progress, cancel, few_terms=FEW_TERMS)
+        similar(
+            need,
+            corpus,
+            top_n,
+            _word_df(scanner.textual),
+            scanner.seq + 1,
+            progress,
+            cancel,
+            few_terms=FEW_TERMS,
+        )
     report.settle()  # which fixes are safe together (see settle), so the report says so
     return report
 

@@ -2,13 +2,17 @@
 (and ``unknown`` ones), ranking chunks by the rare words of a query text.
 
 For each (entry, query), the top-n chunks sharing the most of the query's rare words,
-scored by the idf-weighted share of those words they contain. Lines are matched as bytes
-(ASCII punctuation and case folded away) and parsed only when they share a word; with few
-query words, whole blocks are searched for them instead of splitting every line.
+scored by the idf-weighted share of those words they contain. A chunk's words are those of
+its id and its normalised text (:func:`_chunk_line`), whether it is read from a file or held
+in memory, so ``ragtriage stale`` and the app propose the same chunks. A file's lines are
+matched as bytes first (ASCII punctuation and case folded away) and parsed only when their
+bytes may hold a query word; with few query words, whole blocks are searched for them
+instead of splitting every line.
 """
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import re
@@ -21,19 +25,18 @@ import orjson
 
 from ..corpus import Chunk, iter_lines
 from ..text import normalize_text
+from .evidence import _split_norm
 from .model import StaleEntry
 from .scanner import STOP, Meter, Progress
 
 FEW_TERMS = 24  # up to this many query words, search whole blocks for them instead of splitting lines
 WORD = re.compile(r"\w+")
+CLEAN_WORDS = 500_000  # words remembered as holding no query word (~40 MB at most)
 
 _PUNCT_CHARS = bytes(c for c in range(128) if not (chr(c).isalnum() or c == 95))  # incl. \\ of \\t
 _PUNCT = bytes.maketrans(_PUNCT_CHARS, b" " * len(_PUNCT_CHARS))  # ASCII punctuation -> space
-_WORDBYTE = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") | frozenset(
-    range(128, 256)
-)
 
-Match: TypeAlias = tuple[int, bytes, set[bytes]]  # (line number, raw line, query words it holds)
+Match: TypeAlias = tuple[int, str, set[bytes]]  # (line number, chunk id, query words it holds)
 Hit: TypeAlias = tuple[int, int, str, tuple[bytes, ...]]  # (n words, -line, chunk id, words)
 
 
@@ -45,10 +48,77 @@ def _query_terms(text: str, df: Mapping[str, int], limit: int = 8) -> list[str]:
     return words[:limit]
 
 
-def _word_at(low: bytes, i: int, j: int) -> bool:
-    """Is ``low[i:j]`` a whole word (a JSON escape like ``\\n`` before it counts as a space)?"""
-    ok_before = i == 0 or low[i - 1] not in _WORDBYTE or low[i - 2 : i] in (b"\\n", b"\\t", b"\\r")
-    return ok_before and (j >= len(low) or low[j] not in _WORDBYTE)
+_ODD_ESCAPE = re.compile(rb"\\[^ntr\"/]")  # \uXXXX, \\, \b, \f: the bytes may hide a word
+
+
+def _text_words(text: str) -> list[bytes]:
+    """The words of a normalised text (:func:`ragtriage.core.text.normalize_text`), as UTF-8,
+    ASCII punctuation as spaces."""
+    if text.isascii():  # the same words, faster: ASCII whitespace is ASCII punctuation to _PUNCT
+        return text.encode().lower().translate(_PUNCT).split()
+    return " ".join(_split_norm(text)).encode().translate(_PUNCT).split()
+
+
+def _chunk_words(cid: str, text: str) -> list[bytes]:
+    """What a chunk is searched as, read from a file or in memory alike: the words of its id
+    and of its normalised text (its document and other fields are not its words)."""
+    return _text_words(cid + " " + text)
+
+
+def _words(raw: bytes) -> list[bytes]:
+    """The words of a chunks-file line as its bytes show them: ASCII case and punctuation
+    folded away, ``\\n`` ``\\t`` ``\\r`` escapes as spaces (other bytes are word bytes)."""
+    low = raw.lower()
+    if b"\\" in low:
+        low = low.replace(b"\\n", b" ").replace(b"\\t", b" ").replace(b"\\r", b" ")
+    return low.translate(_PUNCT).split()
+
+
+def _may_hold(raw: bytes, vocab: set[bytes], clean: set[bytes]) -> bool:
+    """Does this chunks-file line show a query word, or may it hold one its bytes do not show
+    (an escape; a non-ASCII word in another case or composition: such a word is normalised
+    once)? Only such lines are parsed. ``clean``: the words met that hold no query word in
+    any spelling (most lines are only those: one set look-up per word, in C)."""
+    words = _words(raw)
+    if clean.issuperset(words):
+        return _ODD_ESCAPE.search(raw) is not None
+    if not vocab.isdisjoint(words) or _ODD_ESCAPE.search(raw) is not None:
+        return True
+    if len(clean) > CLEAN_WORDS:
+        clean.clear()
+    hold = False
+    for w in words:
+        if w not in clean:
+            if w.isascii() or vocab.isdisjoint(_text_words(w.decode("utf-8", "replace"))):
+                clean.add(w)
+            else:
+                hold = True
+    return hold
+
+
+@functools.cache
+def _to_ascii() -> re.Pattern[str]:
+    """The characters whose normalised form holds an ASCII letter or digit (``ß`` -> ss,
+    ``ﬁ`` -> fi, the Kelvin sign -> k): a line holding one may hold an ASCII word its bytes
+    do not show. Found once, when a file's block search first needs them (above U+2FFFF
+    nothing normalises to ASCII: ``tests/core/test_stale_similarity.py`` checks)."""
+    found = [
+        c
+        for c in map(chr, range(0x80, 0x30000))
+        if any(x.isascii() and x.isalnum() for x in normalize_text(c))
+    ]
+    return re.compile("[" + re.escape("".join(found)) + "]")
+
+
+def _exact(lineno: int, raw: bytes, vocab: set[bytes]) -> Match | None:
+    """The query words a chunks-file line holds, as its chunk is searched (:func:`_chunk_words`)."""
+    try:
+        rec = orjson.loads(raw.lstrip(b"\xef\xbb\xbf"))
+        cid, text = rec["id"], rec["text"]
+        shared = vocab.intersection(_chunk_words(cid, text))
+    except Exception:  # a blank line, or a line the scan already reported
+        return None
+    return (lineno, cid, shared) if shared else None
 
 
 def _blocks(path: Path, meter: Meter) -> Iterator[bytes]:
@@ -71,63 +141,62 @@ def _blocks(path: Path, meter: Meter) -> Iterator[bytes]:
             yield buf[:cut]
 
 
-def _lines_with_terms(path: Path, terms: set[bytes], meter: Meter, counter: list[int]) -> Iterator[Match]:
-    """Yield ``(line number, raw line, terms it contains as whole words)`` for the lines of
-    ``path`` holding any of a few ``terms`` (lowercase UTF-8): each 4 MB block is searched
-    once per term, so lines without them cost nothing. ``counter[0]`` ends as the line count."""
+def _lines_with_terms(path: Path, terms: set[bytes], meter: Meter) -> Iterator[Match]:
+    """The lines of ``path`` holding one of a few ASCII query words: each 4 MB block is
+    searched once per word (and for what may hide one: a ``\\u`` escape, a character
+    normalising to ASCII), and only the lines found are parsed."""
     base = 0
+    to_ascii = _to_ascii()
     for buf in _blocks(path, meter):
         low = buf.lower()
-        hits: dict[int, set[bytes]] = {}
-        for t in terms:
+        found = [*terms, b"\\u"]
+        if not buf.isascii():
+            found += [c.encode() for c in set(to_ascii.findall(buf.decode("utf-8", "replace")))]
+        starts: set[int] = set()
+        for t in found:
             i = low.find(t)
             while i >= 0:
-                j = i + len(t)
-                if _word_at(low, i, j):
-                    hits.setdefault(low.rfind(b"\n", 0, i) + 1, set()).add(t)
-                i = low.find(t, j)
+                starts.add(low.rfind(b"\n", 0, i) + 1)
+                end = low.find(b"\n", i)
+                i = low.find(t, end) if end >= 0 else -1
         line, at = base, 0
-        for start in sorted(hits):
+        for start in sorted(starts):
             line += buf.count(b"\n", at, start)
             at = start
-            yield line + 1, buf[start : buf.find(b"\n", start)], hits[start]
+            hit = _exact(line + 1, buf[start : buf.find(b"\n", start)], terms)
+            if hit is not None:
+                yield hit
         base += buf.count(b"\n")
-    counter[0] = base
 
 
-def _split_lines(
-    lines: Iterable[tuple[int, bytes]], vocab: set[bytes], counter: list[int]
-) -> Iterator[Match]:
-    """Every line split into words (ASCII punctuation and JSON ``\\n`` as spaces)."""
-    n = 0
+def _split_lines(lines: Iterable[tuple[int, bytes]], vocab: set[bytes]) -> Iterator[Match]:
+    """The lines holding a query word, for many words: each line split into words and
+    parsed when it may hold one (:func:`_may_hold`)."""
+    clean: set[bytes] = set()
     for lineno, raw in lines:
-        if not raw or raw.isspace():
-            continue
-        n += 1
-        low = raw.lower()
-        if b"\\n" in low:
-            low = low.replace(b"\\n", b" ")
-        shared = vocab.intersection(low.translate(_PUNCT).split())
-        if shared:
-            yield lineno, raw, shared
-    counter[0] = n
+        if raw and not raw.isspace() and _may_hold(raw, vocab, clean):
+            hit = _exact(lineno, raw, vocab)
+            if hit is not None:
+                yield hit
 
 
 def _matches(
     corpus: str | Path | Iterable[Chunk],
     vocab: set[bytes],
-    counter: list[int],
     progress: Progress | None,
     cancel: threading.Event | None,
     few_terms: int,
 ) -> Iterator[Match]:
     if isinstance(corpus, (str, Path)):
         meter = Meter(Path(corpus).stat().st_size, "similar", progress, cancel)
-        if len(vocab) <= few_terms:
-            return _lines_with_terms(Path(corpus), vocab, meter, counter)
-        return _split_lines(iter_lines(Path(corpus), meter.update), vocab, counter)
-    lines = ((ch.line, orjson.dumps({"id": ch.id, "text": normalize_text(ch.text)})) for ch in corpus)
-    return _split_lines(lines, vocab, counter)
+        if len(vocab) <= few_terms and all(t.isascii() for t in vocab):
+            return _lines_with_terms(Path(corpus), vocab, meter)
+        return _split_lines(iter_lines(Path(corpus), meter.update), vocab)
+    return (
+        (ch.line, ch.id, shared)
+        for ch in corpus
+        if (shared := vocab.intersection(_chunk_words(ch.id, ch.text)))
+    )
 
 
 def _collect(
@@ -136,23 +205,17 @@ def _collect(
     """Keep, per query, the ``keep`` lines sharing most of its words; returns how many lines
     hold each word."""
     cdf: dict[bytes, int] = dict.fromkeys(post, 0)
-    for lineno, raw, shared in matches:
+    for lineno, cid, shared in matches:
         acc: dict[int, list[bytes]] = {}
         for w in shared:
             cdf[w] += 1
             for qi in post[w]:
                 acc.setdefault(qi, []).append(w)
-        cid: str | None = None
         for qi, ws in acc.items():
             h = heaps[qi]
             if len(h) >= keep and (len(ws), -lineno) <= h[0][:2]:
                 continue
-            if cid is None:
-                try:
-                    cid = orjson.loads(raw.lstrip(b"\xef\xbb\xbf"))["id"]
-                except Exception:
-                    break
-            item: Hit = (len(ws), -lineno, str(cid), tuple(ws))
+            item: Hit = (len(ws), -lineno, cid, tuple(ws))
             if len(h) < keep:
                 heapq.heappush(h, item)
             else:
@@ -165,11 +228,13 @@ def similar(
     corpus: str | Path | Iterable[Chunk],
     top_n: int,
     df: Mapping[str, int],
+    n_chunks: int,
     progress: Progress | None,
     cancel: threading.Event | None,
     few_terms: int = FEW_TERMS,
 ) -> None:
-    """Add up to ``top_n`` candidates to each entry of ``need`` (entry, query text)."""
+    """Add up to ``top_n`` candidates to each entry of ``need`` (entry, query text), from a
+    corpus of ``n_chunks`` chunks (the scan counted them)."""
     qterms = [_query_terms(q, df) for _, q in need]
     post: dict[bytes, list[int]] = {}
     for qi, ts in enumerate(qterms):
@@ -179,9 +244,8 @@ def similar(
         return
     keep = max(top_n * 4, 12)
     heaps: list[list[Hit]] = [[] for _ in need]
-    counter = [0]
-    cdf = _collect(_matches(corpus, set(post), counter, progress, cancel, few_terms), post, heaps, keep)
-    n = max(counter[0], 1)
+    cdf = _collect(_matches(corpus, set(post), progress, cancel, few_terms), post, heaps, keep)
+    n = max(n_chunks, 1)
     for (e, _), ts, h in zip(need, qterms, heaps):
         if not ts or not h:
             continue
