@@ -16,7 +16,7 @@ import pytest
 from ragtriage.core import staleness
 from ragtriage.core.corpus import iter_chunks
 from ragtriage.core.errors import CorpusError
-from ragtriage.core.staleness import LabelState, Scanner, probe
+from ragtriage.core.staleness import LabelState, Scanner, halves, probe
 from tests.core.test_stale_real_splitters import PAGES as PAGE_TEXTS
 from tests.core.test_stale_real_splitters import SCENARIOS, chunk, edit
 from tests.core.test_stale_scanner_feed import WINDOWS, _evidence, _states
@@ -27,23 +27,23 @@ SPLIT_CASES = [s for s in SCENARIOS if s[2] == "words"]  # every pair of splitte
 @pytest.fixture
 def helper(monkeypatch):
     """Probe every file in two halves, and record what each helper gave back."""
-    monkeypatch.setattr(probe, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(probe, "_cores", lambda: 2)
-    results: list[probe.Marks | None] = []
-    wait = probe._Helper.wait
+    monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(halves, "_cores", lambda: 2)
+    results: list[probe.Marks | None] = []  # what each helper gave back (None: it failed)
+    wait = halves._Helper.wait
 
     def spy(self, advance):
-        got = wait(self, advance)
-        results.append(got)
-        return got
+        ok, got = wait(self, advance)
+        results.append(got if ok else None)
+        return ok, got
 
-    monkeypatch.setattr(probe._Helper, "wait", spy)
+    monkeypatch.setattr(halves._Helper, "wait", spy)
     return results
 
 
 @pytest.fixture
 def one_process(monkeypatch):
-    monkeypatch.setattr(probe, "PARALLEL_MIN_BYTES", 1 << 62)
+    monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 1 << 62)
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
@@ -95,16 +95,16 @@ def test_a_probed_file_gives_the_evidence_of_a_full_read(
     if spans:
         assert any(st.spans for st in full.states.values())
 
-    monkeypatch.setattr(probe, "PARALLEL_MIN_BYTES", 1 << 62)
+    monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 1 << 62)
     one = Scanner(_label_states(labels), str(path), in_memory=False)
     one.scan(path)
     report = _report(cases, labels, path)
 
-    monkeypatch.setattr(probe, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(probe, "_cores", lambda: 2)
+    monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(halves, "_cores", lambda: 2)
     started = []
-    start = probe._Helper.start
-    monkeypatch.setattr(probe._Helper, "start", lambda *a: started.append(start(*a)) or started[-1])
+    start = halves._Helper.start
+    monkeypatch.setattr(halves._Helper, "start", lambda *a: started.append(start(*a)) or started[-1])
     two = Scanner(_label_states(labels), str(path), in_memory=False)
     two.scan(path)
     assert started and started[0] is not None  # the second half was probed by a helper
@@ -167,11 +167,11 @@ def test_the_halves_are_numbered_as_one_file(tmp_path):
     path.write_bytes(raw)
     p = probe.Probe(frozenset({"c3", "c30"}), False, frozenset(), frozenset(), frozenset(), frozenset(), {})
     size = len(raw)
-    cut = probe._cut(path, size)
+    cut = halves._cut(path, size)
     assert 0 < cut < size and raw[cut - 1 : cut] == b"\n"
     whole = probe.probe_range(path, 0, size, p)
-    halves = probe.join(probe.probe_range(path, 0, cut, p), probe.probe_range(path, cut, size, p))
-    assert halves == whole
+    two = probe.join(probe.probe_range(path, 0, cut, p), probe.probe_range(path, cut, size, p))
+    assert two == whole
     assert [(n, s) for _, n, s in whole.at] == [(4 + 3, 3), (31 + 7, 30)]
 
 
@@ -228,8 +228,8 @@ def test_cancel_while_the_helper_works_stops_it(tmp_path, monkeypatch, helper):
     # a helper that never answers: the parent waits for it, reading its progress
     monkeypatch.setattr("sys.executable", _fake_python(tmp_path, "cat > /dev/null; echo 10; exec sleep 60\n"))
     procs = []
-    start = probe._Helper.start
-    monkeypatch.setattr(probe._Helper, "start", lambda *a: procs.append(start(*a)) or procs[-1])
+    start = halves._Helper.start
+    monkeypatch.setattr(halves._Helper, "start", lambda *a: procs.append(start(*a)) or procs[-1])
     cancel = threading.Event()
 
     def progress(phase, done, total):
@@ -301,10 +301,10 @@ def test_the_pieces_next_to_a_marked_chunk_are_read_back(tmp_path, monkeypatch, 
     full.scan(list(iter_chunks(path)))
     assert [v[0][0] for _, v in sorted(full.states["lab"].pieces.items())] == ["p1", "p2", "p3"]
     if two_halves:
-        monkeypatch.setattr(probe, "PARALLEL_MIN_BYTES", 0)
-        monkeypatch.setattr(probe, "_cores", lambda: 2)
+        monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(halves, "_cores", lambda: 2)
     else:
-        monkeypatch.setattr(probe, "PARALLEL_MIN_BYTES", 1 << 62)
+        monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 1 << 62)
     sc = Scanner(_label_states(labels), str(path), in_memory=False)
     sc.scan(path)
     marked = probe.probe_range(path, 0, path.stat().st_size, sc.probe()).at

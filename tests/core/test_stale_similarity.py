@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from ragtriage.core import staleness
 from ragtriage.core.corpus import iter_chunks
-from ragtriage.core.staleness import similarity
+from ragtriage.core.staleness import halves, similarity
 from ragtriage.core.text import normalize_text
 from tests.core.test_stale_probe import SPLIT_CASES, _splitter_corpus
 
@@ -124,3 +124,42 @@ def test_any_spelling_gives_the_file_the_candidates_of_memory(
         got.append(_both(cases, {}, path))
     (block, memory), (split, memory_again) = got
     assert block == split == memory == memory_again
+
+
+@pytest.mark.parametrize("few", [True, False], ids=["block-search", "line-split"])
+def test_the_second_pass_in_two_halves_proposes_what_one_read_does(tmp_path, monkeypatch, few):
+    """A helper process reads the second half (numbering its lines from the cut): the best
+    lines of both halves, and the word counts, merge into what one read finds."""
+    monkeypatch.setattr(staleness, "FEW_TERMS", 1000 if few else 0)
+    rows = [
+        {
+            "id": f"c{i}",
+            "text": f"Rückgabe {i}: die Filiale nimmt Ware zurück, quittung {i % 7}",
+            "doc": "r.md",
+        }
+        for i in range(400)
+    ]
+    rows += ROWS
+    path = _write_json(tmp_path / "c.jsonl", rows, ensure_ascii=False)
+    cases = [
+        ("q1", "Wo ist die Filiale mit Quittung?", ("gone1",)),
+        ("q2", "Rückgabe in der Übersicht", ("gone2",)),
+    ]
+    if few:
+        cases = cases[:1]  # a few ASCII words: the block search
+    one = staleness.check_labels(cases, {}, path).to_dict()
+    monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(halves, "_cores", lambda: 2)
+    results = []
+    wait = halves._Helper.wait
+
+    def spy(self, advance):
+        ok, got = wait(self, advance)
+        results.append(ok)
+        return ok, got
+
+    monkeypatch.setattr(halves._Helper, "wait", spy)
+    two = staleness.check_labels(cases, {}, path).to_dict()
+    assert results == [True, True]  # the scan's probe and the second pass each had a helper
+    assert two == one == _both(cases, {}, path)[1]
+    assert all(len(e["candidates"]) == 3 for e in one["labels"])

@@ -17,15 +17,16 @@ import heapq
 import math
 import re
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
 import orjson
 
-from ..corpus import Chunk, iter_lines
+from ..corpus import Chunk
 from ..text import normalize_text
 from .evidence import _split_norm
+from .halves import in_halves
 from .model import StaleEntry
 from .scanner import STOP, Meter, Progress
 
@@ -36,6 +37,7 @@ CLEAN_WORDS = 500_000  # words remembered as holding no query word (~40 MB at mo
 _PUNCT_CHARS = bytes(c for c in range(128) if not (chr(c).isalnum() or c == 95))  # incl. \\ of \\t
 _PUNCT = bytes.maketrans(_PUNCT_CHARS, b" " * len(_PUNCT_CHARS))  # ASCII punctuation -> space
 
+OnBlock: TypeAlias = Callable[[bytes], None]
 Match: TypeAlias = tuple[int, str, set[bytes]]  # (line number, chunk id, query words it holds)
 Hit: TypeAlias = tuple[int, int, str, tuple[bytes, ...]]  # (n words, -line, chunk id, words)
 
@@ -121,17 +123,21 @@ def _exact(lineno: int, raw: bytes, vocab: set[bytes]) -> Match | None:
     return (lineno, cid, shared) if shared else None
 
 
-def _blocks(path: Path, meter: Meter) -> Iterator[bytes]:
-    """The file in blocks of about 4 MB that end at a line end (the last one too)."""
+def _blocks(path: Path, lo: int, hi: int, on_block: OnBlock) -> Iterator[bytes]:
+    """Bytes ``lo``-``hi`` of the file (both at a line's start, or ``hi`` its end) in blocks of
+    about 4 MB that end at a line end (the last one too)."""
     rest = b""
     with open(path, "rb") as f:
+        f.seek(lo)
+        left = hi - lo
         while True:
-            block = f.read(1 << 22)
+            block = f.read(min(1 << 22, left)) if left > 0 else b""
             if not block:
                 if rest:
                     yield rest + b"\n"
                 return
-            meter.update(block)
+            left -= len(block)
+            on_block(block)
             buf = rest + block
             cut = buf.rfind(b"\n") + 1
             if cut == 0:
@@ -141,13 +147,28 @@ def _blocks(path: Path, meter: Meter) -> Iterator[bytes]:
             yield buf[:cut]
 
 
-def _lines_with_terms(path: Path, terms: set[bytes], meter: Meter) -> Iterator[Match]:
+def _lines(
+    path: Path, lo: int, hi: int, on_block: OnBlock, counter: list[int]
+) -> Iterator[tuple[int, bytes]]:
+    """``(line number from lo, line)`` of bytes ``lo``-``hi`` (the scan checked every line);
+    ``counter[0]`` ends as the number of lines."""
+    n = 0
+    for buf in _blocks(path, lo, hi, on_block):
+        for raw in buf[:-1].split(b"\n"):
+            n += 1
+            yield n, raw
+    counter[0] = n
+
+
+def _lines_with_terms(
+    path: Path, lo: int, hi: int, terms: set[bytes], on_block: OnBlock, counter: list[int]
+) -> Iterator[Match]:
     """The lines of ``path`` holding one of a few ASCII query words: each 4 MB block is
     searched once per word (and for what may hide one: a ``\\u`` escape, a character
     normalising to ASCII), and only the lines found are parsed."""
     base = 0
     to_ascii = _to_ascii()
-    for buf in _blocks(path, meter):
+    for buf in _blocks(path, lo, hi, on_block):
         low = buf.lower()
         found = [*terms, b"\\u"]
         if not buf.isascii():
@@ -167,6 +188,7 @@ def _lines_with_terms(path: Path, terms: set[bytes], meter: Meter) -> Iterator[M
             if hit is not None:
                 yield hit
         base += buf.count(b"\n")
+    counter[0] = base
 
 
 def _split_lines(lines: Iterable[tuple[int, bytes]], vocab: set[bytes]) -> Iterator[Match]:
@@ -178,25 +200,6 @@ def _split_lines(lines: Iterable[tuple[int, bytes]], vocab: set[bytes]) -> Itera
             hit = _exact(lineno, raw, vocab)
             if hit is not None:
                 yield hit
-
-
-def _matches(
-    corpus: str | Path | Iterable[Chunk],
-    vocab: set[bytes],
-    progress: Progress | None,
-    cancel: threading.Event | None,
-    few_terms: int,
-) -> Iterator[Match]:
-    if isinstance(corpus, (str, Path)):
-        meter = Meter(Path(corpus).stat().st_size, "similar", progress, cancel)
-        if len(vocab) <= few_terms and all(t.isascii() for t in vocab):
-            return _lines_with_terms(Path(corpus), vocab, meter)
-        return _split_lines(iter_lines(Path(corpus), meter.update), vocab)
-    return (
-        (ch.line, ch.id, shared)
-        for ch in corpus
-        if (shared := vocab.intersection(_chunk_words(ch.id, ch.text)))
-    )
 
 
 def _collect(
@@ -223,6 +226,57 @@ def _collect(
     return cdf
 
 
+def collect_range(
+    path: Path,
+    lo: int,
+    hi: int,
+    vocab: set[bytes],
+    post: Mapping[bytes, list[int]],
+    keep: int,
+    few: bool,
+    n_queries: int,
+    *,
+    on_block: OnBlock,
+) -> tuple[list[list[Hit]], dict[bytes, int], int]:
+    """The second pass over bytes ``lo``-``hi`` of a chunks file: ``(per query the best lines,
+    how many lines hold each word, lines read)``, lines numbered from ``lo`` (a job for
+    :func:`.halves.in_halves`). ``few``: the words are a few ASCII ones, searched block by block."""
+    heaps: list[list[Hit]] = [[] for _ in range(n_queries)]
+    lines = [0]
+    if few:
+        matches = _lines_with_terms(path, lo, hi, vocab, on_block, lines)
+    else:
+        matches = _split_lines(_lines(path, lo, hi, on_block, lines), vocab)
+    cdf = _collect(matches, post, heaps, keep)
+    return heaps, cdf, lines[0]
+
+
+def _from_file(
+    path: Path,
+    vocab: set[bytes],
+    post: Mapping[bytes, list[int]],
+    keep: int,
+    n_queries: int,
+    progress: Progress | None,
+    cancel: threading.Event | None,
+    few_terms: int,
+) -> tuple[list[list[Hit]], dict[bytes, int]]:
+    """The second pass over a chunks file, in two halves at once when it is big."""
+    size = path.stat().st_size
+    meter = Meter(size, "similar", progress, cancel)
+    few = len(vocab) <= few_terms and all(t.isascii() for t in vocab)
+    first, second = in_halves(path, size, meter.advance, collect_range, (vocab, post, keep, few, n_queries))
+    heaps, cdf, lines = first
+    if second is not None:  # the second half's lines count from the cut
+        heaps2, cdf2, _ = second
+        for w, k in cdf2.items():
+            cdf[w] += k
+        for qi, h in enumerate(heaps2):
+            shifted = [(n, neg - lines, cid, ws) for n, neg, cid, ws in h]
+            heaps[qi] = heapq.nlargest(keep, heaps[qi] + shifted)  # what one pass would keep
+    return heaps, cdf
+
+
 def similar(
     need: Sequence[tuple[StaleEntry, str]],
     corpus: str | Path | Iterable[Chunk],
@@ -243,8 +297,17 @@ def similar(
     if not post:
         return
     keep = max(top_n * 4, 12)
-    heaps: list[list[Hit]] = [[] for _ in need]
-    cdf = _collect(_matches(corpus, set(post), progress, cancel, few_terms), post, heaps, keep)
+    vocab = set(post)
+    if isinstance(corpus, (str, Path)):
+        heaps, cdf = _from_file(Path(corpus), vocab, post, keep, len(need), progress, cancel, few_terms)
+    else:
+        heaps = [[] for _ in need]
+        matches = (
+            (ch.line, ch.id, shared)
+            for ch in corpus
+            if (shared := vocab.intersection(_chunk_words(ch.id, ch.text)))
+        )
+        cdf = _collect(matches, post, heaps, keep)
     n = max(n_chunks, 1)
     for (e, _), ts, h in zip(need, qterms, heaps):
         if not ts or not h:
