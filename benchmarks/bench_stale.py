@@ -17,6 +17,7 @@ the time and peak memory beside the corpus size, and beside the naive way
     /work/venv/bin/python benchmarks/bench_stale.py            # 100k and 1M
     /work/venv/bin/python benchmarks/bench_stale.py --sizes 100000 --spans
     /work/venv/bin/python benchmarks/bench_stale.py --splitters   # real splitters: recall, agreement
+    /work/venv/bin/python benchmarks/bench_stale.py --sizes 1000000 --questions 10   # the second pass
 
 Generated files are cached in ``$TMPDIR/ragtriage-bench-stale``.
 """
@@ -182,8 +183,10 @@ def _reset_peak() -> None:
         f.write("5")
 
 
-def _measure(data: Path, spans: bool, naive: bool) -> None:
-    """Runs in a fresh process: prints one JSON line of figures."""
+def _measure(data: Path, spans: bool, naive: bool, questions: int = 0) -> None:
+    """Runs in a fresh process: prints one JSON line of figures. ``questions``: that many
+    cases whose labels are gone, nothing remembered (``unknown``): the second pass ranks
+    chunks by their questions' rare words."""
     import orjson
 
     from ragtriage.core import staleness
@@ -193,6 +196,8 @@ def _measure(data: Path, spans: bool, naive: bool) -> None:
     if not spans:
         labels = {k: {"text": v["text"], "doc": v["doc"]} for k, v in labels.items()}
     cases = [(c["id"], c["question"], tuple(c["expected"])) for c in blob["cases"]]
+    if questions:
+        cases = [(cid, q, tuple(f"gone-{x}" for x in exp)) for cid, q, exp in cases[:questions]]
     del blob
     _reset_peak()
     base = _rss_kb("VmRSS")
@@ -298,11 +303,17 @@ def main() -> None:
     ap.add_argument("--spans", action="store_true", help="labels keep doc/start/end (span remapping)")
     ap.add_argument("--no-naive", action="store_true", help="skip the load_corpus comparison")
     ap.add_argument("--splitters", action="store_true", help="real splitters: recall and status agreement")
+    ap.add_argument(
+        "--questions",
+        type=int,
+        default=0,
+        help="N cases whose labels are gone with nothing remembered: times the second pass (by question)",
+    )
     ap.add_argument("--measure", help=argparse.SUPPRESS)
     ap.add_argument("--naive", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
-        _measure(Path(args.measure), args.spans, args.naive)
+        _measure(Path(args.measure), args.spans, args.naive, args.questions)
         return
     if args.splitters:
         splitters()
@@ -323,6 +334,7 @@ def main() -> None:
             cmd = (
                 [sys.executable, __file__, "--measure", str(data)]
                 + (["--spans"] if args.spans else [])
+                + (["--questions", str(args.questions)] if args.questions else [])
                 + (["--naive"] if naive else [])
             )
             res = subprocess.run(
@@ -334,7 +346,10 @@ def main() -> None:
             rows.append(
                 (
                     n,
-                    "naive: load_corpus (no comparison yet)" if naive else "ragtriage stale (streaming)",
+                    "naive: load_corpus (no comparison yet)"
+                    if naive
+                    else "ragtriage stale (streaming)"
+                    + (f", {args.questions} unknown labels: second pass" if args.questions else ""),
                     meta,
                     fig,
                 )
