@@ -256,7 +256,7 @@ def splitters() -> None:
     automatic fixes, wrong ones (offset ground truth), recall of the fixable labels (text
     unedited and held whole by a chunk), and agreement of statuses with the offsets."""
     from ragtriage.core.text import normalize_text
-    from tests.core.test_stale_real_splitters import PAGES, SCENARIOS, chunk, run
+    from tests.core.stalekit import PAGES, SCENARIOS, chunk, run
 
     print(
         "| old chunking | new chunking | edit | spans | labels | auto fixes | wrong | fixable | recall | status agrees |"

@@ -10,18 +10,21 @@ import stat
 import threading
 from pathlib import Path
 
-import orjson
 import pytest
 
 from ragtriage.core import staleness
 from ragtriage.core.corpus import iter_chunks
 from ragtriage.core.errors import CorpusError
 from ragtriage.core.staleness import LabelState, Scanner, halves, probe
-from tests.core.test_stale_real_splitters import PAGES as PAGE_TEXTS
-from tests.core.test_stale_real_splitters import SCENARIOS, chunk, edit
-from tests.core.test_stale_scanner_feed import WINDOWS, _evidence, _states
-
-SPLIT_CASES = [s for s in SCENARIOS if s[2] == "words"]  # every pair of splitters, edited pages
+from tests.core.stalekit import (
+    SPLIT_CASES,
+    WINDOWS,
+    evidence_of,
+    label_states,
+    pydocs_states,
+    splitter_corpus,
+    write_jsonl,
+)
 
 
 @pytest.fixture
@@ -46,38 +49,8 @@ def one_process(monkeypatch):
     monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 1 << 62)
 
 
-def _write(path: Path, rows: list[dict]) -> Path:
-    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
-    return path
-
-
-def _splitter_corpus(tmp_path: Path, old_name: str, new_name: str, kind: str, spans: bool):
-    """A real re-chunking (see test_stale_real_splitters) as a chunks file, with its labels."""
-    old = chunk(old_name, PAGE_TEXTS)
-    labelled = [sp for i, sp in enumerate(old) if i % 2 == 0]
-    new = chunk(new_name, edit(kind, old).pages)
-    labels = {
-        sp.id: {"text": sp.text, **({"doc": sp.doc, "start": sp.start, "end": sp.end} if spans else {})}
-        for sp in labelled
-    }
-    cases = [(f"q-{sp.id}", f"what does {sp.id} say?", (sp.id,)) for sp in labelled]
-    rows = [
-        {"id": c.id, "text": c.text, **({"doc": c.doc, "start": c.start, "end": c.end} if spans else {})}
-        for c in new
-    ]
-    rows.insert(len(rows) // 3, {"id": "blank-below", "text": "x"})
-    path = _write(tmp_path / "new.chunks.jsonl", rows)
-    with path.open("ab") as f:  # blank lines count as lines, not chunks
-        f.write(b"\n   \n")
-    return cases, labels, path
-
-
 def _report(cases, labels, corpus) -> dict:
     return staleness.check_labels(cases, labels, corpus).to_dict()
-
-
-def _label_states(labels: dict) -> list[LabelState]:
-    return [LabelState(cid, lab) for cid, lab in labels.items()]
 
 
 @pytest.mark.parametrize("spans", [True, False], ids=["spans", "text-only"])
@@ -88,15 +61,15 @@ def test_a_probed_file_gives_the_evidence_of_a_full_read(
     """A real re-chunking with split, merged and changed labels: the evidence read from the
     file (probed in one process, then in two) is what reading every chunk gathers, and the
     two ways of probing give the same report."""
-    cases, labels, path = _splitter_corpus(tmp_path, old_name, new_name, kind, spans)
-    full = Scanner(_label_states(labels), None, in_memory=True)
+    cases, labels, path = splitter_corpus(tmp_path, old_name, new_name, kind, spans)
+    full = Scanner(label_states(labels), None, in_memory=True)
     full.scan(list(iter_chunks(path)))
     assert any(len(st.pieces) > 1 for st in full.states.values())  # split texts: neighbours were read
     if spans:
         assert any(st.spans for st in full.states.values())
 
     monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 1 << 62)
-    one = Scanner(_label_states(labels), str(path), in_memory=False)
+    one = Scanner(label_states(labels), str(path), in_memory=False)
     one.scan(path)
     report = _report(cases, labels, path)
 
@@ -105,18 +78,18 @@ def test_a_probed_file_gives_the_evidence_of_a_full_read(
     started = []
     start = halves._Helper.start
     monkeypatch.setattr(halves._Helper, "start", lambda *a: started.append(start(*a)) or started[-1])
-    two = Scanner(_label_states(labels), str(path), in_memory=False)
+    two = Scanner(label_states(labels), str(path), in_memory=False)
     two.scan(path)
     assert started and started[0] is not None  # the second half was probed by a helper
 
-    assert _evidence(one) == _evidence(two) == _evidence(full)
+    assert evidence_of(one) == evidence_of(two) == evidence_of(full)
     assert one.seq == two.seq == full.seq
     assert one.doc_ranges == two.doc_ranges and set(one.doc_ranges) == set(full.doc_chunks)
     assert _report(cases, labels, path) == report
 
 
 def _scanned(path: Path) -> Scanner:
-    sc = Scanner(_states(), str(path), in_memory=False)
+    sc = Scanner(pydocs_states(), str(path), in_memory=False)
     sc.scan(path)
     return sc
 
@@ -126,11 +99,11 @@ def test_every_piece_of_evidence_is_the_full_reads(tmp_path, helper):
     misses), the pydocs labels against the re-chunked windows."""
     path = tmp_path / "windows.chunks.jsonl"
     path.write_bytes(WINDOWS.read_bytes())
-    chunks = Scanner(_states(), None, in_memory=True)
+    chunks = Scanner(pydocs_states(), None, in_memory=True)
     chunks.scan(list(iter_chunks(path)))
     two = _scanned(path)
     assert helper and helper[0] is not None and helper[0].at  # the helper marked chunks
-    assert _evidence(two) == _evidence(chunks)
+    assert evidence_of(two) == evidence_of(chunks)
     assert two.seq == chunks.seq
 
 
@@ -141,7 +114,7 @@ def test_the_probe_marks_chunks_that_concern_a_label_and_notes_documents(tmp_pat
         {"id": "b", "text": "one two three four five six seven", "doc": "d2", "start": 10, "end": 40},
         {"id": "c", "text": "neither", "doc": "d2", "start": 100, "end": 120},
     ]
-    path = _write(tmp_path / "c.jsonl", rows)
+    path = write_jsonl(tmp_path / "c.jsonl", rows)
     size = path.stat().st_size
     p = probe.Probe(
         ids=frozenset({"own"}),
@@ -162,7 +135,7 @@ def test_the_probe_marks_chunks_that_concern_a_label_and_notes_documents(tmp_pat
 
 def test_the_halves_are_numbered_as_one_file(tmp_path):
     rows = [{"id": f"c{i}", "text": f"chunk number {i} of the file"} for i in range(40)]
-    path = _write(tmp_path / "c.jsonl", rows)
+    path = write_jsonl(tmp_path / "c.jsonl", rows)
     raw = path.read_bytes().replace(b"\n", b"\n\n", 7)  # a few blank lines in the first half
     path.write_bytes(raw)
     p = probe.Probe(frozenset({"c3", "c30"}), False, frozenset(), frozenset(), frozenset(), frozenset(), {})
@@ -178,7 +151,7 @@ def test_the_halves_are_numbered_as_one_file(tmp_path):
 @pytest.mark.parametrize("where", [0.2, 0.9], ids=["first-half", "second-half"])
 def test_a_bad_line_is_located_in_either_half(tmp_path, helper, where):
     rows = [{"id": f"c{i}", "text": f"chunk number {i}"} for i in range(200)]
-    path = _write(tmp_path / "c.jsonl", rows)
+    path = write_jsonl(tmp_path / "c.jsonl", rows)
     lines = path.read_bytes().splitlines(keepends=True)
     at = int(len(lines) * where)
     lines[at] = b'{"id": "broken", "text": 3}\n'
@@ -211,13 +184,13 @@ def _fake_python(tmp_path: Path, script: str) -> str:
 def test_a_failed_helper_costs_time_not_the_result(tmp_path, monkeypatch, helper, script):
     path = tmp_path / "windows.chunks.jsonl"
     path.write_bytes(WINDOWS.read_bytes() * 1)
-    want = _evidence(_scanned(path))
+    want = evidence_of(_scanned(path))
     monkeypatch.setattr("sys.executable", _fake_python(tmp_path, script))
     seen: list[int] = []
-    sc = Scanner(_states(), str(path), in_memory=False)
+    sc = Scanner(pydocs_states(), str(path), in_memory=False)
     sc.scan(path, progress=lambda phase, done, total: seen.append(done))
     assert helper[-1] is None  # the helper gave nothing: its half was probed here
-    assert _evidence(sc) == want
+    assert evidence_of(sc) == want
     assert seen == sorted(seen) and seen[-1] == path.stat().st_size  # each byte counted once
 
 
@@ -237,7 +210,7 @@ def test_cancel_while_the_helper_works_stops_it(tmp_path, monkeypatch, helper):
             cancel.set()
 
     with pytest.raises(staleness.Cancelled):
-        Scanner(_states(), str(path), in_memory=False).scan(path, progress=progress, cancel=cancel)
+        Scanner(pydocs_states(), str(path), in_memory=False).scan(path, progress=progress, cancel=cancel)
     assert procs[0].proc.returncode is not None  # stopped and reaped
 
 
@@ -260,7 +233,7 @@ def test_a_short_label_and_a_fingerprint_only_label_are_found_through_the_probe(
     rows = [{"id": f"c{i}", "text": f"filler text number {i} with nothing"} for i in range(50)]
     rows[20] = {"id": "c20", "text": "Returns: the list, sorted."}
     rows[33] = {"id": "c33", "text": "a text remembered only by its fingerprint"}
-    path = _write(tmp_path / "c.jsonl", rows)
+    path = write_jsonl(tmp_path / "c.jsonl", rows)
     states = [
         LabelState("old-short", {"text": "the list"}),
         LabelState("old-sha", {"sha": staleness.evidence._fp("a text remembered only by its fingerprint")}),
@@ -292,12 +265,12 @@ def test_the_pieces_next_to_a_marked_chunk_are_read_back(tmp_path, monkeypatch, 
         {"id": "p3", "text": " ".join(WORDS[-3:]) + ". Then something else."},
     ]
     rows = filler[:150] + pieces + filler[150:]
-    path = _write(tmp_path / "c.jsonl", rows)
+    path = write_jsonl(tmp_path / "c.jsonl", rows)
     raw = path.read_bytes()
     p2 = raw.index(b'{"id":"p2"')
     path.write_bytes(raw[:p2] + b"\n  \n" + raw[p2:].replace(b'{"id":"p3"', b'\n{"id":"p3"', 1))
     labels = {"lab": {"text": text}}
-    full = Scanner(_label_states(labels), None, in_memory=True)
+    full = Scanner(label_states(labels), None, in_memory=True)
     full.scan(list(iter_chunks(path)))
     assert [v[0][0] for _, v in sorted(full.states["lab"].pieces.items())] == ["p1", "p2", "p3"]
     if two_halves:
@@ -305,9 +278,9 @@ def test_the_pieces_next_to_a_marked_chunk_are_read_back(tmp_path, monkeypatch, 
         monkeypatch.setattr(halves, "_cores", lambda: 2)
     else:
         monkeypatch.setattr(halves, "PARALLEL_MIN_BYTES", 1 << 62)
-    sc = Scanner(_label_states(labels), str(path), in_memory=False)
+    sc = Scanner(label_states(labels), str(path), in_memory=False)
     sc.scan(path)
     marked = probe.probe_range(path, 0, path.stat().st_size, sc.probe()).at
     assert len(marked) == 1  # only the middle piece concerns the label at first sight
-    assert _evidence(sc) == _evidence(full)
+    assert evidence_of(sc) == evidence_of(full)
     assert staleness.check_labels([("q", "?", ("lab",))], labels, path).labels[0].status == "split"

@@ -17,7 +17,7 @@ from ragtriage.core import staleness
 from ragtriage.core.corpus import iter_chunks
 from ragtriage.core.staleness import halves, similarity
 from ragtriage.core.text import normalize_text
-from tests.core.test_stale_probe import SPLIT_CASES, _splitter_corpus
+from tests.core.stalekit import SPLIT_CASES, splitter_corpus
 
 
 def _both(cases, labels, path):
@@ -31,7 +31,7 @@ def _both(cases, labels, path):
 def test_a_file_and_the_same_chunks_in_memory_give_one_report(tmp_path, old_name, new_name, kind, spans):
     """Real re-chunkings of edited pages: every status, candidate and score is the same
     (a chunk's document name was counted as its words from a file: ``datastructures``)."""
-    cases, labels, path = _splitter_corpus(tmp_path, old_name, new_name, kind, spans)
+    cases, labels, path = splitter_corpus(tmp_path, old_name, new_name, kind, spans)
     by_file, in_memory = _both(cases, labels, path)
     assert by_file == in_memory
     assert any(e["status"] == "missing" and e["candidates"] for e in by_file["labels"])
