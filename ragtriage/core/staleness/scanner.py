@@ -265,7 +265,9 @@ class Scanner:
         self.short_index = _short_index(self.textual)  # a word as written -> short texts
         self.short_words = set(self.short_index)
         self.doc_labels = _group(st for st in self.textual if st.words)
-        self.doc_ranges: dict[str, tuple[int, int]] = {}  # doc -> (bytes read at its first, last chunk)
+        self.doc_ranges: dict[
+            str, tuple[int, int]
+        ] = {}  # a file: doc -> (offset of its first line, end of last)
         self.doc_chunks: dict[str, list[DocRow]] = {}  # in memory: doc -> rows
         self.recent: deque[tuple[int, int, Record]] = deque(maxlen=4)  # (seq, line, record)
         self._read_before: Callable[[int], tuple[int, int, Record] | None] | None = None  # see _walk
@@ -657,23 +659,19 @@ def document_chunks(
     in_memory: dict[str, list[DocRow]],
 ) -> Iterator[tuple[str, list[DocRow]]]:
     """Yield ``(doc, rows)`` for a few documents: in memory from what the scan kept, from a
-    file by re-reading only the byte range where the scan met the document."""
+    file by reading again only the bytes from the document's first line to its last (the
+    probe noted them)."""
     if not isinstance(corpus, (str, Path)):
         for doc in docs:
             yield doc, in_memory.get(doc, [])
         return
-    block = 1 << 22
     with open(corpus, "rb") as f:
         for doc in docs:
-            first, last = ranges.get(doc, (0, 0))
-            if not last:
+            r = ranges.get(doc)
+            if r is None:
                 continue
-            lo = max(0, first - 2 * block)  # a line met when `first` bytes were read starts after this
-            f.seek(lo)
-            buf = f.read(last - lo)
-            if lo:
-                buf = buf[buf.find(b"\n") + 1 :]
-            yield doc, _rows_of(buf, lo, doc)
+            f.seek(r[0])
+            yield doc, _rows_of(f.read(r[1] - r[0]), r[0], doc)
 
 
 def _rows_of(buf: bytes, lo: int, doc: str) -> list[DocRow]:
@@ -684,7 +682,7 @@ def _rows_of(buf: bytes, lo: int, doc: str) -> list[DocRow]:
         try:
             rec = orjson.loads(raw.lstrip(b"\xef\xbb\xbf"))
         except orjson.JSONDecodeError:
-            continue  # the first pass read every line: only a cut one can fail here
+            continue  # (the scan read every line: the file changed since)
         if rec.get("doc") == doc:
             rows.append((lo + k, rec["id"], rec["text"].split()))
     return rows
