@@ -50,6 +50,17 @@ async def goto(pilot, screen, case_id: str) -> None:
     raise AssertionError(f"{case_id} not reached")
 
 
+async def until(pilot, cond, tries: int = 500) -> None:
+    """Wait for a condition the app reaches on its own (a worker's result), no fixed sleep:
+    under load Pilot may call the app idle before a worker's message is handled (it reads
+    the process's CPU clock, and a starved process looks idle)."""
+    for _ in range(tries):
+        if cond():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("condition not reached")
+
+
 async def settle(app, pilot) -> None:
     """Let every worker (load, corpus, index, stale check, search) finish and the screen catch up."""
     from textual.worker import WorkerCancelled

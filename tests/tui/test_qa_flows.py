@@ -13,7 +13,7 @@ from ragtriage.tui import make_app
 from ragtriage.tui.screens.cases import CasesScreen
 from ragtriage.tui.screens.picker import PickerScreen
 
-from .conftest import settle
+from .conftest import settle, until
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (120, 36)
@@ -30,10 +30,12 @@ async def test_picker_with_no_results_takes_typing_in_the_search_box(shop):
         await settle(app, pilot)
         picker = app.screen
         assert isinstance(picker, PickerScreen)
+        await until(pilot, lambda: picker._searched == "¿Abrís los domingos?")
         assert picker.results == []
         assert isinstance(app.focused, Input) and app.focused.id == "query"
         await pilot.press("ctrl+u", *"garantía")
         await settle(app, pilot)
+        await until(pilot, lambda: picker._searched == "garantía")
         assert picker.query_one("#query", Input).value == "garantía"
         assert app.session.doc.case("domingo").expect == "any"  # no stray `a` toggled it
         assert picker.results and picker.results[0][0].startswith("garantía")

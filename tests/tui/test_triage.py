@@ -20,6 +20,8 @@ from ragtriage.core.runfile import read_run
 from ragtriage.tui import make_app
 from ragtriage.tui.triage_state import sidecar_path
 
+from .conftest import until
+
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (120, 36)
 
@@ -44,15 +46,6 @@ async def settle(app, pilot) -> None:
         await pilot.pause()
         await app.workers.wait_for_complete()
     await pilot.pause()
-
-
-async def until(pilot, cond, tries: int = 500) -> None:
-    """Wait for a condition the app reaches on its own (a worker's result), no fixed sleep."""
-    for _ in range(tries):
-        if cond():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("condition not reached")
 
 
 def text(widget) -> str:
