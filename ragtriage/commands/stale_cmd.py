@@ -66,7 +66,7 @@ def _progress(path: Path | None) -> tuple[ProgressCallback | None, Callable[[], 
         if total and done / total >= nxt:
             what = "read" if phase == "scan" else "similar chunks: read"
             print(
-                f"stale: {what} {done >> 20} of {total >> 20} MB ({done * 100 // total}%)",
+                f"stale: {what} {done / 1e6:.1f} of {total / 1e6:.1f} MB ({done * 100 // total}%)",  # as the bar
                 file=sys.stderr,
                 flush=True,
             )

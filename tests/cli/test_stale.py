@@ -199,11 +199,12 @@ def test_progress_off_a_terminal_is_a_few_plain_lines(tmp_path, monkeypatch, cap
     assert stale_cmd._progress(p)[0] is None  # small corpus: silent
     monkeypatch.setattr(stale_cmd, "BIG", 0)
     cb, close = stale_cmd._progress(p)
-    for done in range(0, 1001, 50):
-        cb("scan", done, 1000)
+    for done in range(0, 489_100_001, 24_455_000):  # the megabytes of a terminal's bar (decimal)
+        cb("scan", done, 489_100_000)
     close()
     lines = capsys.readouterr().err.splitlines()
-    assert len(lines) == 10 and lines[0] == "stale: read 0 of 0 MB (10%)" and lines[-1].endswith("(100%)")
+    assert len(lines) == 10 and lines[0] == "stale: read 48.9 of 489.1 MB (10%)"
+    assert lines[-1] == "stale: read 489.1 of 489.1 MB (100%)"
 
 
 def test_case_lines_in_one_scan_agree_with_the_document(tmp_path):
