@@ -50,6 +50,17 @@ async def goto(pilot, screen, case_id: str) -> None:
     raise AssertionError(f"{case_id} not reached")
 
 
+def _busy(app) -> bool:
+    """Is a worker still running, or a message still queued anywhere in the app?"""
+    if any(not w.is_finished for w in app.workers) or app.message_queue_size:
+        return True
+    return any(
+        node.message_queue_size
+        for screen in app.screen_stack
+        for node in screen.walk_children(with_self=True)
+    )
+
+
 async def until(pilot, cond, tries: int = 500) -> None:
     """Wait for a condition the app reaches on its own (a worker's result), no fixed sleep:
     under load Pilot may call the app idle before a worker's message is handled (it reads
@@ -71,6 +82,10 @@ async def settle(app, pilot) -> None:
             await app.workers.wait_for_complete()
         except WorkerCancelled:  # an exclusive worker replaced by a newer one: that one is awaited next round
             pass
+    for _ in range(400):  # Pilot's idle is the process's CPU clock, and a starved process looks
+        if not _busy(app):  # idle: wait until no worker runs and no message waits to be handled
+            break
+        await pilot.pause(0.005)
     from textual.widgets import Input, TextArea
 
     from ragtriage.tui.screens.cases import CasesScreen
