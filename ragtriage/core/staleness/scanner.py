@@ -20,6 +20,7 @@ four chunks met.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from bisect import bisect_left
 from collections import Counter, deque
@@ -73,9 +74,6 @@ class Meter:
         self.phase = phase
         self.progress = progress
         self.cancel = cancel
-
-    def update(self, block: bytes) -> None:
-        self.advance(len(block))
 
     def advance(self, n: int) -> None:
         """``n`` more bytes read (by this process or the probe's helper)."""
@@ -265,9 +263,7 @@ class Scanner:
         self.short_index = _short_index(self.textual)  # a word as written -> short texts
         self.short_words = set(self.short_index)
         self.doc_labels = _group(st for st in self.textual if st.words)
-        self.doc_ranges: dict[
-            str, tuple[int, int]
-        ] = {}  # a file: doc -> (offset of its first line, end of last)
+        self.doc_ranges: dict[str, tuple[int, int]] = {}  # a file: doc -> (first line's offset, last's end)
         self.doc_chunks: dict[str, list[DocRow]] = {}  # in memory: doc -> rows
         self.recent: deque[tuple[int, int, Record]] = deque(maxlen=4)  # (seq, line, record)
         self._read_before: Callable[[int], tuple[int, int, Record] | None] | None = None  # see _walk
@@ -492,16 +488,16 @@ class Scanner:
         corpus: str | Path | Iterable[Chunk],
         progress: Progress | None = None,
         cancel: threading.Event | None = None,
-    ) -> Meter | None:
-        """Feed every chunk of ``corpus`` (a chunks file, streamed, or chunks in memory);
-        returns the file's meter (None in memory). Raises :class:`CorpusError` for a bad file.
+    ) -> None:
+        """Feed every chunk of ``corpus`` (a chunks file, streamed, or chunks in memory).
+        Raises :class:`CorpusError` for a bad file.
 
         A file is probed first (:mod:`.probe`, in two processes when it is big), then only
         the chunks the probe marked, and their neighbours, are read again and fed, in order."""
         if not isinstance(corpus, (str, Path)):
             self._consume((seq, ch.line, ch) for seq, ch in enumerate(corpus, self.seq + 1))
             self.finish()
-            return None
+            return
         path = Path(corpus)
         if not path.is_file():
             for _ in iter_chunks(path):  # raises the located CorpusError (missing file, folder)
@@ -517,7 +513,6 @@ class Scanner:
             self._consume(self._walk(path, seen, marks.at, base))
         self.seq = base + marks.records - 1
         self.finish()
-        return meter
 
     def _walk(
         self, path: Path, seen: os.stat_result, at: list[Mark], base: int
@@ -540,8 +535,9 @@ class Scanner:
                 _changed(path, None)
             lines = _Lines(f, now.st_size)  # read where needed (a map would count in RSS)
 
-            def record(off: int, lineno: int) -> dict[str, Any]:
-                raw = lines.at(off)
+            def record(off: int, lineno: int, raw: bytes | None = None) -> dict[str, Any]:
+                if raw is None:
+                    raw = lines.at(off)
                 if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                     raw = raw[3:]
                 try:
@@ -561,15 +557,25 @@ class Scanner:
                     raw = raw[3:]
                 return not raw or raw.isspace()
 
-            def after(off: int, lineno: int) -> tuple[int, int] | None:
-                """(offset, line) of the next chunk after the line at ``off``."""
-                while True:
-                    off += len(lines.at(off)) + 1
-                    lineno += 1
-                    if off >= lines.size:
-                        return None
-                    if not blank(lines.at(off), lineno):
-                        return off, lineno
+            def follow(off: int, lineno: int, seq: int, upto: int) -> Iterator[tuple[int, int, Record]]:
+                """The chunks after chunk ``seq`` (at ``off``) that a split piece waits for,
+                before chunk ``upto`` (a marked one, which the file must still hold)."""
+                if not (seq + 1 < upto and seq + 1 in pending):
+                    return  # (the common case: nothing waits)
+                raw = lines.at(off)
+                while seq + 1 < upto and seq + 1 in pending:
+                    while True:  # the next line that is not blank
+                        off, lineno = off + len(raw) + 1, lineno + 1
+                        if off >= lines.size:
+                            if upto != _END:  # the file is not what was probed
+                                _changed(path, None)
+                            return
+                        raw = lines.at(off)
+                        if not blank(raw, lineno):
+                            break
+                    seq += 1
+                    note(seq, off, lineno)
+                    yield seq, lineno, record(off, lineno, raw)
 
             def read_before(seq: int) -> tuple[int, int, Record] | None:
                 pos = where.get(seq)
@@ -585,26 +591,16 @@ class Scanner:
 
             self._read_before = read_before
             try:
-                last: tuple[int, int, int] | None = None  # (offset, line, number) of the last chunk met
+                last: tuple[int, int, int] | None = None  # (offset, line, number) of the last mark
                 for off, lineno, seq in at:
                     seq += base
-                    while last is not None and last[2] + 1 < seq and last[2] + 1 in pending:
-                        nxt = after(last[0], last[1])
-                        if nxt is None:  # a marked chunk comes later: the file is not what was probed
-                            _changed(path, None)
-                        last = (nxt[0], nxt[1], last[2] + 1)
-                        note(last[2], last[0], last[1])
-                        yield last[2], last[1], record(last[0], last[1])
+                    if last is not None:
+                        yield from follow(*last, seq)
                     last = (off, lineno, seq)
                     note(seq, off, lineno)
                     yield seq, lineno, record(off, lineno)
-                while last is not None and last[2] + 1 in pending:
-                    nxt = after(last[0], last[1])
-                    if nxt is None:
-                        break
-                    last = (nxt[0], nxt[1], last[2] + 1)
-                    note(last[2], last[0], last[1])
-                    yield last[2], last[1], record(last[0], last[1])
+                if last is not None:
+                    yield from follow(*last, _END)
             finally:
                 self._read_before = None
 
@@ -644,6 +640,9 @@ class _Lines:
             if lo == 0:
                 return 0
             n *= 4
+
+
+_END = sys.maxsize  # no marked chunk follows
 
 
 def _changed(path: Path, lineno: int | None) -> NoReturn:

@@ -50,7 +50,8 @@ def _query_terms(text: str, df: Mapping[str, int], limit: int = 8) -> list[str]:
     return words[:limit]
 
 
-_ODD_ESCAPE = re.compile(rb"\\[^ntr\"/]")  # \uXXXX, \\, \b, \f: the bytes may hide a word
+# a line holding one is parsed whatever its bytes show: the escaped characters may form a word
+_ODD_ESCAPE = re.compile(rb"\\[^ntr\"/]")  # a JSON escape other than n t r " / (u, b, f, a backslash)
 
 
 def _text_words(text: str) -> list[bytes]:
