@@ -60,15 +60,21 @@ def _too_long(path: Path, line: int, max_line: int) -> None:
 MAX_LINE = 64 << 20
 
 
-def iter_lines(path: Path, on_block=None, max_line: int = MAX_LINE) -> Iterator[tuple[int, bytes]]:
+def iter_lines(
+    path: Path, on_block=None, max_line: int = MAX_LINE, lo: int = 0, hi: int | None = None
+) -> Iterator[tuple[int, bytes]]:
     """``(line number, raw bytes)`` of a JSONL file read in 4 MB blocks; ``on_block(block)``
     sees every block (a content hash, a progress meter). A line longer than ``max_line``
-    bytes raises :class:`CorpusError` at its line, so memory stays bounded."""
+    bytes raises :class:`CorpusError` at its line, so memory stays bounded. ``lo``-``hi``:
+    only those bytes (both at a line's start, or ``hi`` the end), lines numbered from ``lo``."""
     lineno = 0
     rest = b""
     with open(path, "rb") as f:
+        f.seek(lo)
+        left = -1 if hi is None else hi - lo
         while True:
-            block = f.read(1 << 22)
+            block = f.read(1 << 22 if left < 0 else min(1 << 22, left))
+            left -= len(block)
             if not block:
                 break
             if on_block is not None:

@@ -23,7 +23,7 @@ from typing import TypeAlias
 
 import orjson
 
-from ..corpus import Chunk
+from ..corpus import Chunk, iter_lines
 from ..text import normalize_text
 from .evidence import _split_norm
 from .halves import in_halves
@@ -151,14 +151,11 @@ def _blocks(path: Path, lo: int, hi: int, on_block: OnBlock) -> Iterator[bytes]:
 def _lines(
     path: Path, lo: int, hi: int, on_block: OnBlock, counter: list[int]
 ) -> Iterator[tuple[int, bytes]]:
-    """``(line number from lo, line)`` of bytes ``lo``-``hi`` (the scan checked every line);
-    ``counter[0]`` ends as the number of lines."""
-    n = 0
-    for buf in _blocks(path, lo, hi, on_block):
-        for raw in buf[:-1].split(b"\n"):
-            n += 1
-            yield n, raw
-    counter[0] = n
+    """``(line number from lo, line)`` of bytes ``lo``-``hi``; ``counter[0]`` ends as the
+    number of lines."""
+    for n, raw in iter_lines(path, on_block, lo=lo, hi=hi):
+        counter[0] = n
+        yield n, raw
 
 
 def _lines_with_terms(
