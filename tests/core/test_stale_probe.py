@@ -94,7 +94,7 @@ def _scanned(path: Path) -> Scanner:
     return sc
 
 
-def test_every_piece_of_evidence_is_the_full_reads(tmp_path, helper):
+def test_every_piece_of_evidence_matches_a_full_read(tmp_path, helper):
     """Chunk by chunk (holders, split pieces and their neighbours, span overlaps, near
     misses), the pydocs labels against the re-chunked windows."""
     path = tmp_path / "windows.chunks.jsonl"
@@ -284,3 +284,13 @@ def test_the_pieces_next_to_a_marked_chunk_are_read_back(tmp_path, monkeypatch, 
     assert len(marked) == 1  # only the middle piece concerns the label at first sight
     assert evidence_of(sc) == evidence_of(full)
     assert staleness.check_labels([("q", "?", ("lab",))], labels, path).labels[0].status == "split"
+
+
+def test_an_empty_or_one_line_file_is_probed_whole(tmp_path, helper):
+    for raw in (b"", b'{"id": "a", "text": "x"}\n'):
+        path = tmp_path / "c.jsonl"
+        path.write_bytes(raw)
+        assert halves._cut(path, len(raw)) == len(raw)  # nothing to cut: no helper
+        sc = _scanned(path)
+        assert sc.seq == len(raw.splitlines()) - 1
+    assert helper == []

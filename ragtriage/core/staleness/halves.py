@@ -46,7 +46,7 @@ def _cores() -> int:
 def _cut(path: Path, size: int) -> int:
     """The start of the first line at or after the middle of the file (``size``: none)."""
     with open(path, "rb") as f:
-        f.seek(size // 2 - 1)
+        f.seek(max(0, size // 2 - 1))  # (so a line starting at the middle is cut before)
         line = f.readline(MAX_LINE + 2)
         if not line.endswith(b"\n"):
             return size  # the end of the file, or a line too long: one range says so

@@ -3,7 +3,7 @@
 
 For each (entry, query), the top-n chunks sharing the most of the query's rare words,
 scored by the idf-weighted share of those words they contain. A chunk's words are those of
-its id and its normalised text (:func:`_chunk_line`), whether it is read from a file or held
+its id and its normalised text (:func:`_chunk_words`), whether it is read from a file or held
 in memory, so ``ragtriage stale`` and the app propose the same chunks. A file's lines are
 matched as bytes first (ASCII punctuation and case folded away) and parsed only when their
 bytes may hold a query word; with few query words, whole blocks are searched for them
