@@ -53,7 +53,7 @@ def _make_run(args, doc):
 
 
 def _dry_run(args, doc) -> int:
-    from ..core.evaluate import plan
+    from ..core.plan import plan
 
     k = args.k or doc.settings.k
     p = plan(

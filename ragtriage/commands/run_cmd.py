@@ -247,7 +247,8 @@ def main(args) -> int:
     # A short-lived process holding a whole run: a cyclic collection over 100k
     # records would cost a second and free nothing (no cycles are made).
     gc.disable()
-    from ..core.evaluate import evaluate, load_testset, plan
+    from ..core.evaluate import evaluate, load_testset
+    from ..core.plan import plan
 
     doc = load_testset(args.testset)
     if args.dry_run:

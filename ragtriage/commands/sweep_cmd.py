@@ -16,8 +16,10 @@ from .run_cmd import dry_run_judge, num, run_options, table
 
 
 def main(args) -> int:
-    from ..core.evaluate import load_testset, plan, sweep
+    from ..core.evaluate import load_testset
     from ..core.options import parse_ks, parse_thresholds
+    from ..core.plan import plan
+    from ..core.sweep import sweep
 
     doc = load_testset(args.testset)
     spec = None if args.k is None else str(args.k).strip()

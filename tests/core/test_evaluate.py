@@ -7,10 +7,12 @@ import pytest
 
 import ragtriage
 from ragtriage.core.errors import InputError
-from ragtriage.core.evaluate import evaluate, plan, sweep
+from ragtriage.core.evaluate import evaluate
 from ragtriage.core.options import parse_ks
+from ragtriage.core.plan import plan
 from ragtriage.core.runfile import read_run
 from ragtriage.core.summary import SUMMARY_KEYS
+from ragtriage.core.sweep import sweep
 from tests.evalkit import Server, write_testset
 
 FAST = dict(backoff=0.01)

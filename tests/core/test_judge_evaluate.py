@@ -7,7 +7,8 @@ import pytest
 
 from ragtriage.core.document import TestSetDocument
 from ragtriage.core.errors import InputError
-from ragtriage.core.evaluate import evaluate, plan
+from ragtriage.core.evaluate import evaluate
+from ragtriage.core.plan import plan
 from ragtriage.core.runfile import read_run
 from ragtriage.core.summary import SUMMARY_KEYS
 from tests.evalkit import YAML, write_testset

@@ -78,7 +78,7 @@ def builtin_answer_sweep(
         return None
 
     def answers(depth: int) -> dict[int, tuple[float | None, float | None]] | None:
-        from ...core.evaluate import sweep as core_sweep
+        from ...core.sweep import sweep as core_sweep
 
         try:
             result = core_sweep(doc, "builtin", ks=list(range(1, depth + 1)), corpus=corpus)
