@@ -11,7 +11,12 @@ the app starts:
 * key → frame while scrolling (``j``) and filtering (typing in ``/``): the time
   from a key event to the next frame the compositor produces, p50 / p95 / max;
 * chunk-picker search on a big corpus once the index is built: the index's own
-  ``search`` and the app's keystroke → results frame.
+  ``search`` and the app's keystroke → results frame;
+* edits on the Cases screen of the 100,000-case set with its labels recorded
+  (``--only edits``): ``u`` (unanswerable), ``ctrl+z``, ``d`` (duplicate, then
+  ``escape`` back to the list) — key → the first frame that shows the change —
+  the CPU the app spends after an edit until it is idle again (the stale check
+  of the labels the edit touched), and ``ctrl+s`` → next frame and → saved.
 
 The peer is Textual's built-in ``DataTable`` fed the same rows with ``add_rows``
 in ``on_mount`` (the straightforward way to show a table in Textual).
@@ -35,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.gen_data import write_corpus, write_testset  # noqa: E402
+from benchmarks.gen_data import write_corpus, write_labels, write_testset  # noqa: E402
 
 SIZE = (120, 40)
 
@@ -256,7 +261,8 @@ def main() -> None:
     ap.add_argument("--picker-chunks", type=int, default=1_000_000)
     ap.add_argument("--keys", type=int, default=300, help="j presses while scrolling")
     ap.add_argument("--no-peer-big", action="store_true", help="skip DataTable at --big-cases rows (slow)")
-    ap.add_argument("--only", choices=("paint", "keys", "picker"), help="run one section")
+    ap.add_argument("--only", choices=("paint", "keys", "picker", "edits"), help="run one section")
+    ap.add_argument("--rounds", type=int, default=20, help="edit rounds (u, ctrl+z, d, escape, ctrl+z)")
     a = ap.parse_args()
     if a.quick:
         a.cases, a.chunks, a.big_cases, a.picker_chunks, a.keys = 2000, 20_000, 20_000, 100_000, 100
@@ -278,6 +284,8 @@ def main() -> None:
         section_keys(a, tmp)
     if a.only in (None, "picker"):
         section_picker(a, tmp)
+    if a.only in (None, "edits"):
+        section_edits(a, tmp)
 
 
 def paint_cold_warm(path, tmp, repeat: int = 3) -> tuple[float, float]:
@@ -350,6 +358,102 @@ def section_picker(a, tmp) -> None:
     print(f"  index built in a worker in {build:.1f} s over {n:,} chunks")
     print(f"  LexicalIndex.search (top 30)        {fmt_ms(search)}")
     print(f"  keystroke -> results frame in app   {fmt_ms(in_app)}")
+
+
+async def _key_until(app, frames, key: str, done, timeout: float = 30.0) -> float:
+    """Milliseconds from sending ``key`` until ``done()`` holds and the next frame after that."""
+    from textual import events
+
+    t = time.perf_counter()
+    app._driver.send_message(events.Key(key, key if len(key) == 1 else None))
+    while not done():
+        if time.perf_counter() - t > timeout:
+            raise SystemExit(f"{key}: the change never showed")
+        await asyncio.sleep(0.0005)
+    f = await _frame_after(frames, time.perf_counter() - 1e-9)
+    return (f - t) * 1000
+
+
+async def edits(path, rounds: int) -> dict[str, list[float]]:
+    """u / ctrl+z / d / escape / ctrl+z on the Cases screen, key -> frame showing the change;
+    the CPU spent after each edit until the app is idle again; ctrl+s -> frame and -> saved."""
+    app = ours(path)
+    frames = _instrument(app)
+    out: dict[str, list[float]] = {
+        k: [] for k in ("u", "ctrl+z", "d", "escape", "cpu", "save_frame", "saved")
+    }
+    async with app.run_test(size=SIZE) as pilot:
+        while not app.loaded or app.corpus is None:
+            await asyncio.sleep(0.01)
+        await idle(app, pilot)
+        screen = app.screen
+        table = screen.table
+
+        def flags() -> tuple:
+            return screen.rows.visible(table.cursor).flags
+
+        for _ in range(rounds):
+            for _ in range(3):
+                await pilot.press("j")
+            await idle(app, pilot)
+            before, n = flags(), len(screen.rows.rows)
+            out["u"].append(await _key_until(app, frames, "u", lambda: flags() != before))
+            c = time.process_time()
+            await idle(app, pilot)  # the stale check after the edit, the toast
+            out["cpu"].append((time.process_time() - c) * 1000)
+            out["ctrl+z"].append(await _key_until(app, frames, "ctrl+z", lambda: flags() == before))
+            await idle(app, pilot)
+            out["d"].append(
+                await _key_until(app, frames, "d", lambda: type(app.screen).__name__ == "EditorScreen")
+            )
+            await idle(app, pilot)
+            out["escape"].append(
+                await _key_until(
+                    app, frames, "escape", lambda: app.screen is screen and len(screen.rows.rows) == n + 1
+                )
+            )
+            await idle(app, pilot)
+            out["ctrl+z"].append(await _key_until(app, frames, "ctrl+z", lambda: len(screen.rows.rows) == n))
+            await idle(app, pilot)
+        for _ in range(3):
+            before = flags()
+            await pilot.press("u")
+            await idle(app, pilot)
+            t = time.perf_counter()
+            from textual import events
+
+            app._driver.send_message(events.Key("ctrl+s", None))
+            f = await _frame_after(frames, t)
+            out["save_frame"].append((f - t) * 1000)
+            while app.session.dirty:
+                await asyncio.sleep(0.001)
+            out["saved"].append((time.perf_counter() - t) * 1000)
+            await idle(app, pilot)
+    return out
+
+
+def section_edits(a, tmp) -> None:
+    """Edits on the big set, with its labels recorded (so the stale check has work to do)."""
+    import shutil
+
+    path = tmp / "edits.yaml"
+    shutil.copy(tmp / "big.yaml", path)
+    write_labels(path, tmp / "corpus.jsonl")
+    print(f"\n== edits on Cases, {a.big_cases:,} cases with labels, {a.chunks:,} chunks (target p95 < 50 ms)")
+    res = asyncio.run(edits(path, a.rounds))
+    for key, what in (
+        ("u", "u (unanswerable) -> frame"),
+        ("ctrl+z", "ctrl+z (undo) -> frame"),
+        ("d", "d (duplicate) -> editor frame"),
+        ("escape", "escape (editor -> list) -> frame"),
+    ):
+        print(f"  {what:<34} {fmt_ms(res[key])}  ({len(res[key])} keys)")
+    cpu = res["cpu"]
+    print(
+        f"  CPU after an edit until idle (stale check)  median {statistics.median(cpu):7.1f} ms  max {max(cpu):7.1f} ms"
+    )
+    print(f"  ctrl+s -> next frame                {fmt_ms(res['save_frame'])}")
+    print(f"  ctrl+s -> saved                     {fmt_ms(res['saved'])}")
 
 
 if __name__ == "__main__":

@@ -59,3 +59,24 @@ def write_testset(path: Path, n: int, corpus_name: str, n_chunks: int, seed: int
         if rng.random() < 0.3:
             out.append(f"    tags: [{rng.choice(WORDS)}]\n")
     path.write_text("".join(out), encoding="utf-8")
+
+
+def write_labels(ts: Path, chunks_path: Path) -> None:
+    """Append the labels a labelled set has (what ``record_labels`` writes), as text:
+    recording 90,000 labels one by one through the document is slow (see the report)."""
+    import re
+
+    from ragtriage.core.corpus import iter_chunks
+    from ragtriage.core.text import fingerprint
+
+    text = ts.read_text("utf-8")
+    wanted = dict.fromkeys(re.findall(r"expected: \[([^\]]+)\]", text))
+    chunks = {c.id: c for c in iter_chunks(chunks_path, problems=[]) if c.id in wanted}
+    out = ["labels:\n"]
+    for cid in wanted:
+        ch = chunks[cid]
+        out.append(
+            f"  {cid}:\n    sha: \"{fingerprint(ch.text)}\"\n    text: {orjson.dumps(ch.text).decode()}\n"
+            f"    doc: {ch.doc}\n    when: \"2026-11-30T00:00:00Z\"\n"
+        )
+    ts.write_text(text + "".join(out), encoding="utf-8")
