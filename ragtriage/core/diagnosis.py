@@ -67,7 +67,3 @@ def diagnose(
     if not supported:
         return Reason.UNSUPPORTED_ANSWER
     return Reason.SUPPORTED_CORRECT
-
-
-def is_failure(reason: str) -> bool:
-    return reason not in PASSING

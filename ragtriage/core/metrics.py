@@ -131,7 +131,7 @@ def first_positions(
 
 def at_k(p: Positions, k: int) -> dict[str, np.ndarray]:
     """Per-case metrics at ``k`` as float arrays (NaN where the definition says null):
-    hits, precision, recall, rr, hit (1.0/0.0), ndcg (binary gains; an extra)."""
+    hits, precision, recall, rr, hit (1.0/0.0)."""
     import numpy as np
 
     if k < 1:
@@ -147,13 +147,7 @@ def at_k(p: Positions, k: int) -> dict[str, np.ndarray]:
         rr = np.where(has, rr, np.nan)
         hit = np.where(p.expect_all, hits == gold, hits >= 1).astype(np.float64)
         hit = np.where(has, hit, np.nan)
-        disc = 1.0 / np.log2(np.arange(k, dtype=np.float64) + 2.0)
-        cum = np.concatenate(([0.0], np.cumsum(disc)))
-        gains = np.where(inside, 1.0 / np.log2(np.minimum(p.pos, k).astype(np.float64) + 2.0), 0.0)
-        dcg = gains.sum(axis=1)
-        idcg = cum[np.minimum(gold, k)]
-        ndcg = np.where(has, dcg / np.where(idcg > 0, idcg, 1.0), np.nan)
-    return {"hits": hits, "precision": hits / k, "recall": recall, "rr": rr, "hit": hit, "ndcg": ndcg}
+    return {"hits": hits, "precision": hits / k, "recall": recall, "rr": rr, "hit": hit}
 
 
 def mean_or_none(values: np.ndarray, mask: np.ndarray | None = None) -> float | None:
@@ -164,12 +158,10 @@ def mean_or_none(values: np.ndarray, mask: np.ndarray | None = None) -> float | 
     return float(v.mean())
 
 
-def retrieval_means(p: Positions, k: int, include: np.ndarray | None = None) -> dict[str, float | None]:
-    """hit, recall, precision, mrr over the answerable cases in ``include`` (default all)."""
+def retrieval_means(p: Positions, k: int) -> dict[str, float | None]:
+    """hit, recall, precision, mrr over the answerable cases."""
     m = at_k(p, k)
     mask = p.n_gold > 0
-    if include is not None:
-        mask &= include
     return {
         "hit": mean_or_none(m["hit"], mask),
         "recall": mean_or_none(m["recall"], mask),

@@ -1,9 +1,9 @@
 """Score one case: the system's result plus the test set's labels -> every
 computed field of a run-file case line (formats.md §4).
 
-:func:`score_case` is pure and needs no system call: the triage screen uses it
-to recompute a case after a relabel, from the ranking and answer stored in the
-run file.
+:func:`make_record` is pure and needs no system call: :func:`rescore` (and the
+triage screen) use it to recompute a case after a relabel, from the ranking and
+answer stored in the run file.
 """
 
 from __future__ import annotations
@@ -144,23 +144,6 @@ def _score(
     out["correct"] = correct
     out["reason"] = reason
     return out
-
-
-def score_case(
-    case: Any,
-    result: Mapping[str, Any],
-    k: int,
-    chunk_text_lookup: Callable[[str], str | None],
-    settings: Any,
-) -> Computed:
-    """Every §4 computed field for ``case`` given the system ``result`` (a §3 dict
-    or a stored case record) at cut-off ``k``.
-
-    ``chunk_text_lookup(id)`` returns a chunk's text (None if unknown);
-    ``settings`` is the test set's :class:`~ragtriage.core.schema.Settings`
-    (language and decline phrases)."""
-    computed: Computed = {}
-    return _score(case, result, k, chunk_text_lookup, settings, computed, external_verdict(result))
 
 
 _NOT_EXTRA = frozenset(RESULT_FIELDS) | {"id", "type"}

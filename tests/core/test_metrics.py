@@ -3,7 +3,6 @@ a plain reference implementation of the definitions."""
 
 import math
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -165,8 +164,7 @@ def test_vectorised_matches_reference_for_many_k(cases, ks):
             assert means["hit"] == pytest.approx(sum(bool(x["hit"]) for x in ans) / len(ans))
 
 
-def test_ndcg_binary_gains():
+def test_first_positions_are_zero_based_and_missing_is_far():
     p = first_positions([["x", "a"]], [["a"]])
-    assert at_k(p, 2)["ndcg"][0] == pytest.approx(1 / np.log2(3))
-    assert at_k(p, 1)["ndcg"][0] == 0.0
     assert p.pos[0, 0] == 1 and MISSING > 10**9
+    assert at_k(p, 1)["hit"][0] == 0.0 and at_k(p, 2)["hit"][0] == 1.0

@@ -4,7 +4,7 @@ import pytest
 
 from ragtriage.core.diagnosis import REASONS, diagnose
 from ragtriage.core.schema import Case, Settings
-from ragtriage.core.scoring import make_record, rescore, score_case
+from ragtriage.core.scoring import make_record, rescore
 from ragtriage.core.summary import SUMMARY_KEYS, summarize
 from tests.core.runkit import NL, five
 
@@ -69,7 +69,7 @@ def test_builtin_grounding_used_without_external_verdict_and_tokens_summed():
     c = Case(id="d", question="?", expected=["devolver-2"], must_contain=["5"])
     texts = {"devolver-2": "te devolvemos el dinero en cinco días"}.get
     es = Settings(language="es")
-    good = score_case(c, {"ranking": ["devolver-2"], "answer": "En 5 días [devolver-2]"}, 3, texts, es)
+    good = make_record(c, {"ranking": ["devolver-2"], "answer": "En 5 días [devolver-2]"}, 3, texts, es)
     assert good["reason"] == "supported-correct" and good["why"] == ""
     bad = make_record(
         c,
@@ -79,7 +79,7 @@ def test_builtin_grounding_used_without_external_verdict_and_tokens_summed():
         es,
     )
     assert bad["reason"] == "unsupported-answer" and bad["why"] == "number 30 missing from source"
-    abst = score_case(c, {"ranking": ["devolver-2"], "answer": "No lo sé"}, 3, texts, es)
+    abst = make_record(c, {"ranking": ["devolver-2"], "answer": "No lo sé"}, 3, texts, es)
     assert abst["reason"] == "unnecessary-abstention" and abst["supported"] is True
     assert summarize([bad, bad], 3)["tokens"] == 80
 

@@ -57,11 +57,6 @@ async def request_json(pool: HttpPool, url: str, body: bytes) -> Response:
         raise CaseError(f"{shown}: {secrets.redact(detail)}", retry=True) from None
 
 
-async def post_json(pool: HttpPool, url: str, body: bytes) -> tuple[int, bytes]:
-    r = await request_json(pool, url, body)
-    return r.status, r.body
-
-
 class HttpSystem:
     def __init__(self, url: str, ctx: Context, timeout: float = 60.0):
         require_url(url)
