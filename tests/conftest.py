@@ -16,9 +16,13 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory, monkeypatch):
-    """Never read or write the user's cache; fixed locale; no colour."""
+    """Never read or write the user's cache or settings (the grader's name: "tester" unless a
+    test unsets it); fixed locale; no colour."""
     cache = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("RAGTRIAGE_CACHE_DIR", str(cache))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.delenv("RAGTRIAGE_CONFIG", raising=False)
+    monkeypatch.setenv("RAGTRIAGE_GRADER", "tester")
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
     monkeypatch.setenv("NO_COLOR", "1")
     yield

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 import unicodedata
 from collections.abc import Collection
-from datetime import datetime, timezone
 from pathlib import Path
 
 import orjson
@@ -19,8 +18,10 @@ from .outputs import guard_outputs, system_file, testset_inputs
 
 
 def default_out(testset: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    return Path("runs") / f"{Path(testset).stem}-{stamp}.jsonl"
+    """``runs/<stem>-<UTC stamp>.jsonl`` (``core.runpaths``: the app's runs go there too)."""
+    from ..core.runpaths import default_run_path
+
+    return default_run_path(testset)
 
 
 def _width(s: str) -> int:
@@ -121,8 +122,11 @@ def explain(c: CaseRecord, k: int | None = None) -> str:
     reason = c.get("reason")
     exp = c.get("expected") or []
     if reason == "retrieval-miss":
-        missing = [e for e in exp if e not in (c.get("ranking") or [])[: k or 10**9]]
+        ranking = c.get("ranking") or []
+        missing = [e for e in exp if e not in ranking[: k or 10**9]]
         where = f" (first at rank {c['rank']})" if c.get("rank") else ""
+        if not ranking:
+            where = " (the system returned no chunk)"
         return (
             f"{', '.join(missing) or ', '.join(exp)} not in the top {k}{where}"
             if k
@@ -229,16 +233,11 @@ def leave_allocated(*objects) -> None:
 def resume_command(args, out, meta: RunMeta) -> str:
     """The command that continues an interrupted run, as typed: the same system and k
     (resume refuses another k) and retriever, every argument shell-quoted."""
-    import shlex
+    from ..core.runpaths import resume_command as command
 
-    argv = ["ragtriage", "run", str(args.testset), "--out", str(out), "--resume"]
-    if args.system != "builtin":
-        argv += ["--system", meta.get("system") or args.system]
-    if args.k is not None:
-        argv += ["--k", str(meta.get("k") or args.k)]
-    if getattr(args, "retriever", None):
-        argv += ["--retriever", args.retriever]
-    return shlex.join(argv)
+    system = meta.get("system") or args.system if args.system != "builtin" else "builtin"
+    k = meta.get("k") or args.k if args.k is not None else None
+    return command(args.testset, out, system, k, getattr(args, "retriever", None))
 
 
 def main(args) -> int:

@@ -35,6 +35,24 @@ def atomic_write(path, data: bytes | str, *, encoding: str = "utf-8") -> None:
         raise
 
 
+def append_line(path, line: bytes) -> None:
+    """Add one line to ``path`` (created when missing) in a single ``write``, so that two
+    writers' lines never interleave; a file a person left without a final newline gets one
+    first. Never rewrites what is there. Raises ``OSError``."""
+    p = Path(path)
+    needs_newline = False
+    if p.exists() and p.stat().st_size:
+        with open(p, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            needs_newline = f.read(1) != b"\n"  # a hand edit without a final newline
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (b"\n" if needs_newline else b"") + line)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def require_regular_file(path, what: str = "file") -> None:
     """Refuse an input that is not a regular file (a FIFO blocks forever, /dev/zero never ends).
 

@@ -29,6 +29,7 @@ import orjson
 
 from ..clock import utc_now
 from ..errors import InputError, Problem
+from ..files import append_line
 from ..text import fingerprint
 
 _MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
@@ -67,8 +68,12 @@ def answer_sha(answer: str) -> str:
 
 
 def default_grader() -> str:
+    """Who grades: ``$RAGTRIAGE_GRADER``, else the ``grader`` setting of the user's config
+    (:mod:`ragtriage.core.userconfig`, asked once by the app), else the login name."""
+    from ..userconfig import grader_name
+
     try:
-        return os.environ.get("RAGTRIAGE_GRADER") or getpass.getuser()
+        return grader_name() or getpass.getuser()
     except (KeyError, OSError):  # no user name in this environment
         return "unknown"
 
@@ -98,19 +103,8 @@ def make_grade(
 def append_grade(path: str | os.PathLike[str], grade: Grade) -> None:
     """Add one line to the grades file (created when missing); never rewrites it."""
     p = Path(path)
-    line = orjson.dumps(grade.to_json(), option=orjson.OPT_APPEND_NEWLINE)
-    needs_newline = False
-    if p.exists() and p.stat().st_size:
-        with open(p, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            needs_newline = f.read(1) != b"\n"  # a hand edit without a final newline
     try:
-        fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, (b"\n" if needs_newline else b"") + line)  # one write: lines never interleave
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_line(p, orjson.dumps(grade.to_json(), option=orjson.OPT_APPEND_NEWLINE))
     except OSError as e:
         raise InputError(Problem(str(p), None, f"cannot add the grade ({e.strerror or e})")) from None
 
