@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/bench_picker.py [--sizes 10000 100000] [--queries 50]
 
-Ours is :class:`ragtriage.tui.picker_index.PickerIndex` (fold + Snowball stem + BM25 via
+Ours is :class:`ragtriage.core.search.LexicalIndex`, the one index of the picker and the builtin
+retriever (core/analysis.py: fold, Snowball stem, the language's lexicon; BM25 via
 bm25s). Peers, timed in the same run on the same chunks and queries, when installed:
 
 * ``bm25s`` with its own tokenizer and the same PyStemmer stemmer (``bm25s.tokenize``);
@@ -20,7 +21,7 @@ import random
 import statistics
 import time
 
-from ragtriage.tui.picker_index import PickerIndex, fold
+from ragtriage.core.search import LexicalIndex, fold
 
 STEMS = (
     "entreg envi ofici domicil preci cost devolu reembols garant tarjet pag transferenci "
@@ -78,11 +79,11 @@ def bench(n: int, n_queries: int) -> None:
     print(f"\n{n:,} chunks, {n_queries} queries (vocabulary ~{len(vocab):,} words)")
     print(f"  {'':34} {'build':>12} {'query p50':>12} {'query max':>12}")
 
-    idx, build = timed(PickerIndex.build, chunks, "es")
-    q = [timed(idx.search, query, 30)[1] for query in queries]
-    fuzzy = sum(bool(idx.search(query, 30).fuzzy) for query in queries)
+    idx, build = timed(LexicalIndex.build, chunks, "es")
+    q = [timed(idx.hits, query, 30)[1] for query in queries]
+    fuzzy = sum(bool(idx.hits(query, 30).fuzzy) for query in queries)
     print(
-        f"  {'ragtriage PickerIndex (es)':34} {ms(build)} {ms(statistics.median(q))} {ms(max(q))}"
+        f"  {'ragtriage LexicalIndex (es)':34} {ms(build)} {ms(statistics.median(q))} {ms(max(q))}"
         f"   ({fuzzy} queries used the fuzzy fallback)"
     )
 

@@ -25,7 +25,11 @@ class Exit(IntEnum):
 
 
 EXAMPLES = {
-    "edit": "  ragtriage edit testsets/shop-es.yaml\n  ragtriage edit testsets/shop-es.yaml --run runs/shop-es.jsonl",
+    "edit": (
+        "  ragtriage edit testsets/shop-es.yaml\n"
+        "  ragtriage edit testsets/shop-es.yaml --run runs/shop-es.jsonl\n"
+        "  ragtriage edit testsets/shop-es.yaml --system http://127.0.0.1:8000/ask   # the picker shows its top chunks"
+    ),
     "triage": "  ragtriage run testsets/shop-es.yaml --out runs/shop-es.jsonl\n  ragtriage triage runs/shop-es.jsonl",
     "validate": "  ragtriage validate testsets/shop-es.yaml\n  ragtriage validate testsets/shop-de.yaml --json problems.json",
     "run": (
@@ -139,6 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("testset", metavar="TESTSET")
     s.add_argument("--run", metavar="RUN", help="a run file whose reasons are shown beside the cases")
     s.add_argument("--corpus", metavar="CHUNKS", help="chunks file (default: the test set's corpus)")
+    s.add_argument(
+        "--system",
+        metavar="SPEC",
+        help="your RAG system (as for run): the chunk picker also shows what it retrieves for the "
+        "case's question, and ctrl+r runs it",
+    )
 
     s = _sub(subs, "triage", "open the app on a run's failures, grouped by reason")
     s.add_argument("run", metavar="RUN")

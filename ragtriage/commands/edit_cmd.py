@@ -1,4 +1,4 @@
-"""``ragtriage edit TESTSET [--run RUN] [--corpus CHUNKS]``: the Textual app.
+"""``ragtriage edit TESTSET [--run RUN] [--corpus CHUNKS] [--system SPEC]``: the Textual app.
 
 Textual is imported here, never by the other commands."""
 
@@ -26,7 +26,9 @@ def main(args) -> int:
         return Exit.BAD_INPUT
     from ..tui import make_app
 
-    app = make_app(path, getattr(args, "run", None), getattr(args, "corpus", None))
+    app = make_app(
+        path, getattr(args, "run", None), getattr(args, "corpus", None), system=getattr(args, "system", None)
+    )
     app.run()
     if app.load_error is not None:
         raise app.load_error

@@ -16,7 +16,7 @@ from ..core.errors import InputError, Problem
 
 def main(args) -> int:
     from ..core.runfile import read_meta, resolve_testset
-    from ..tui.triage_state import prefetch_run
+    from ..tui.run_session import Prefetch
 
     run = Path(args.run)
     if run.is_dir():
@@ -26,10 +26,10 @@ def main(args) -> int:
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print("ragtriage triage: needs a terminal (stdin and stdout must be a TTY)", file=sys.stderr)
         return Exit.BAD_INPUT
-    prefetch_run(run)  # read the run while the terminal app starts
+    prefetch = Prefetch(run)  # read the run while the terminal app starts
     from ..tui import make_app
 
-    app = make_app(testset, run, None, mode="triage")
+    app = make_app(testset, run, None, mode="triage", prefetch=prefetch)
     app.run()
     if app.load_error is not None:
         raise app.load_error

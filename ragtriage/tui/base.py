@@ -5,9 +5,10 @@ mypy and a typo is found only at run time. Every ragtriage screen derives from
 :class:`AppScreen` (or :class:`AppModal`) and reaches the app through
 ``self.rt``, which is the :class:`~ragtriage.tui.app.RagtriageApp` itself.
 
-The app announces every change with a message (:mod:`ragtriage.tui.messages`);
-an :class:`AppScreen` turns both announcements into one call of
-:meth:`AppScreen.show_state`, which a screen overrides to redraw itself.
+The app announces every change with a message (:mod:`ragtriage.tui.messages`):
+an :class:`AppScreen` turns :class:`DocumentChanged` into :meth:`document_changed`,
+:class:`RunChanged` into :meth:`run_changed` and :class:`AppStateChanged` into
+:meth:`show_state`, which a screen overrides to redraw what changed.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from textual.binding import Binding
 from textual.containers import ScrollableContainer
 from textual.screen import ModalScreen, Screen
 
-from .messages import AppStateChanged, DocumentChanged
+from .messages import AppStateChanged, DocumentChanged, RunChanged
 
 if TYPE_CHECKING:
     from .app import RagtriageApp
+    from .run_session import RunEvent
 
 R = TypeVar("R")
 
@@ -37,15 +39,26 @@ def detail_bindings(screen: str) -> list[Binding]:
 
 
 class AppScreen(Screen[R]):
-    """A full screen of the ragtriage app."""
+    """A full screen of the ragtriage app.
+
+    ``HELP_TITLE`` and ``HELP_INTRO`` are what ``?`` shows above the keys; a key named in
+    the intro is written in braces (``{l} checks again``): help shows it bold, and a test
+    checks that every key named so is bound on the screen."""
 
     DETAIL: str | None = None  # the selector of the screen's scrollable detail pane
+    HELP_TITLE = ""
+    HELP_INTRO = ""
 
     def action_scroll_detail(self, lines: int) -> None:
         if self.DETAIL is None:
             return
         pane = self.query_one(self.DETAIL, ScrollableContainer)
         pane.scroll_relative(y=lines, animate=False)
+
+    def detail_home(self) -> None:
+        """Show the top of the detail pane (a new case: its id and reason first)."""
+        if self.DETAIL is not None:
+            self.query_one(self.DETAIL, ScrollableContainer).scroll_home(animate=False)
 
     @property
     def rt(self) -> RagtriageApp:
@@ -65,6 +78,11 @@ class AppScreen(Screen[R]):
         if self.is_mounted:
             self.document_changed(event)
 
+    @on(RunChanged)
+    def _run_changed(self, event: RunChanged) -> None:
+        if self.is_mounted:
+            self.run_changed(event.event)
+
     @on(AppStateChanged)
     def _app_state_changed(self, event: AppStateChanged) -> None:
         if self.is_mounted:
@@ -74,10 +92,19 @@ class AppScreen(Screen[R]):
         """The test set changed; by default, show the new state."""
         self.show_state()
 
+    def run_changed(self, event: RunEvent) -> None:
+        """The open run changed (the screens that show it override this)."""
+
 
 class AppModal(ModalScreen[R]):
-    """A dialog of the ragtriage app."""
+    """A dialog of the ragtriage app. In a form (``FORM = True``), ``ctrl+s`` — the
+    app's save key — calls :meth:`action_apply`; in any other dialog it saves the test set."""
+
+    FORM = False
 
     @property
     def rt(self) -> RagtriageApp:
         return cast("RagtriageApp", self.app)
+
+    def action_apply(self) -> None:
+        """ctrl+s in a form: apply what it holds (a form overrides this)."""

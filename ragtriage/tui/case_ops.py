@@ -1,13 +1,14 @@
 """Case operations the Cases screen and the editor share: duplicate, unanswerable, delete.
 
-Each goes through :meth:`RagtriageApp.edit` (one undo step) and says what it did."""
+Each is one edit through :meth:`RagtriageApp.edit` (one undo step) and says what it did."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .screens.dialogs import confirm
+from .dialogs.common import confirm
+from .edits import AddCase, RemoveCase, UpdateCase
 
 if TYPE_CHECKING:
     from .app import RagtriageApp
@@ -17,15 +18,14 @@ def duplicate_case(app: RagtriageApp, case_id: str) -> str:
     """Copy a case right after itself under a fresh id; returns the new id."""
     doc = app.doc
     case = doc.case(case_id)
-    taken = {c.id for c in doc.cases}
     n = 2
     new_id = f"{case_id}-copy"
-    while new_id in taken:
+    while new_id in doc:
         new_id = f"{case_id}-copy{n}"
         n += 1
     fields = case.model_dump(exclude_defaults=True)
     fields["id"] = new_id
-    app.edit("add_case", doc.index_of(case_id) + 1, **fields)
+    app.edit(AddCase(doc.index_of(case_id) + 1, fields))
     app.notify(f"duplicated as {new_id}")
     return new_id
 
@@ -33,11 +33,11 @@ def duplicate_case(app: RagtriageApp, case_id: str) -> str:
 def toggle_unanswerable(app: RagtriageApp, case_id: str) -> None:
     case = app.doc.case(case_id)
     if case.unanswerable:
-        app.edit("update_case", case_id, unanswerable=None)
+        app.edit(UpdateCase(case_id, {"unanswerable": None}))
         app.notify(f"{case_id}: answerable again (✎ draft until a chunk is picked)")
     else:
         dropped = len(case.expected)
-        app.edit("update_case", case_id, unanswerable=True, expected=None)
+        app.edit(UpdateCase(case_id, {"unanswerable": True, "expected": None}))
         msg = f"{case_id}: ∅ unanswerable"
         if dropped:
             msg += f" · its {dropped} expected chunk{'s' * (dropped != 1)} removed (ctrl+z to undo)"
@@ -49,7 +49,7 @@ def delete_case(app: RagtriageApp, case_id: str, then: Callable[[], None] | None
 
     def answered(value: str | None) -> None:
         if value == "yes":
-            app.edit("remove_case", case_id)
+            app.edit(RemoveCase(case_id))
             app.notify(f"deleted {case_id} (ctrl+z to undo)")
             if then is not None:
                 then()

@@ -1,8 +1,9 @@
 """Plain data the app needs from files and from the core, without Textual.
 
-Each function here runs in a worker thread: the run file's reasons, the stale
-labels (``ragtriage.core.staleness``) and the chunk picker's search index
-(``ragtriage.tui.picker_index``: folded, stemmed, with a fuzzy fallback).
+The first cases of a big test set read from its head, the chunk picker's search
+index (built in a worker), and the stale review's proposals: what the engine
+(``ragtriage.core.staleness``) proposes for a label, the hold-back rule, the
+highlight of the remembered text, and what ``corpus:`` becomes on save.
 """
 
 from __future__ import annotations
@@ -16,64 +17,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import orjson
-
-from ..core.errors import InputError, Problem
 from ..core.staleness import Fix, StaleEntry, StaleReport
 
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
     from ..core.document import TestSetDocument
     from ..core.schema import Case
-    from .picker_index import PickerIndex
+    from ..core.search import LexicalIndex
+    from .edits import Batch
 
 __all__ = [
     "Proposal",
     "StaleEntry",
     "build_index",
-    "find_stale",
+    "LabelFix",
+    "corpus_value",
+    "fix_edits",
     "held_back",
-    "point_corpus",
     "preview_cases",
     "proposal",
-    "read_reasons",
     "remembered_spans",
+    "settled",
 ]
-
-
-def read_reasons(path: str | Path) -> dict[str, str]:
-    """case id -> diagnosis reason, from a run file (formats.md §4)."""
-    path = Path(path)
-    reasons: dict[str, str] = {}
-    try:
-        f = open(path, "rb")
-    except OSError as e:
-        raise InputError(Problem(str(path), None, f"run file not readable ({e.strerror or e})")) from None
-    with f:
-        for lineno, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                obj = orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                raise InputError(
-                    Problem(str(path), lineno, "not valid JSON (a run file has one JSON object per line)")
-                ) from None
-            if isinstance(obj, dict) and obj.get("type", "case") == "case" and "id" in obj:
-                reason = obj.get("reason")
-                if isinstance(reason, str):
-                    reasons[str(obj["id"])] = reason
-    return reasons
-
-
-def find_stale(doc: TestSetDocument, corpus: Corpus) -> list[StaleEntry]:
-    """Every label of ``doc`` that is stale against the loaded ``corpus`` (staleness.md).
-
-    ``unrecorded`` labels (no remembered text yet) are not stale: a save records them."""
-    from ..core import staleness
-
-    report = staleness.check(doc, corpus)  # the loaded corpus: no second read of the file
-    return [e for e in report.stale if e.status != "unrecorded"]
 
 
 @dataclass(frozen=True)
@@ -90,18 +55,25 @@ class Proposal:
     auto: bool = False
 
 
-def proposal(entries: Sequence[StaleEntry], entry: StaleEntry) -> Proposal | None:
-    """The engine's proposal for ``entry``, judged with the other stale labels ``entries``.
+def settled(entries: Sequence[StaleEntry]) -> dict[tuple[str, str], str]:
+    """(case, label) -> target of the automatic fixes that are safe together, as
+    :meth:`StaleReport.settle` gives them (on copies: the entries shown are not changed)."""
+    return StaleReport([dataclasses.replace(x) for x in entries]).settle()
+
+
+def proposal(
+    entries: Sequence[StaleEntry], entry: StaleEntry, targets: dict[tuple[str, str], str] | None = None
+) -> Proposal | None:
+    """The engine's proposal for ``entry``, judged with the other stale labels ``entries``
+    (``targets``: :func:`settled` of them, when the caller has it already).
 
     An automatic fix is the target :meth:`StaleReport.settle` gives (the one ``--fix``
-    writes); settle runs on copies, so the entries shown are not changed. A review label
-    proposes every candidate with ``expect: all`` when the engine says so (a split), its
-    only candidate when it has one, else nothing."""
+    writes). A review label proposes every candidate with ``expect: all`` when the engine
+    says so (a split), its only candidate when it has one, else nothing."""
     if entry.fix == Fix.AUTO:
-        copies = [dataclasses.replace(x) for x in entries]
-        if not any(x.case == entry.case and x.label == entry.label for x in copies):
-            copies.append(dataclasses.replace(entry))
-        target = StaleReport(copies).settle().get((entry.case, entry.label))
+        if targets is None:
+            targets = settled(entries if entry in entries else [*entries, entry])
+        target = targets.get((entry.case, entry.label))
         if target is not None:
             return Proposal((target,), auto=True)
     ids = tuple(cid for cid, _ in entry.candidates)
@@ -126,16 +98,58 @@ def held_back(entries: Sequence[StaleEntry], entry: StaleEntry, ids: Sequence[st
     return [x for x in entries if x.label in want and x.label != entry.label]
 
 
-def point_corpus(doc: TestSetDocument, chunks: str | Path) -> str | None:
-    """Point the test set's ``corpus:`` at ``chunks`` (relative to the test set, as
-    ``stale --fix`` writes it) when it names another file; returns the new value, else None."""
+@dataclass(frozen=True)
+class LabelFix:
+    """One stale label to resolve: put ``ids`` where ``entry.label`` was in its case."""
+
+    entry: StaleEntry
+    ids: tuple[str, ...]
+    expect_all: bool = False
+
+
+def fix_edits(doc: TestSetDocument, fixes: Sequence[LabelFix], what: str) -> Batch:
+    """The edits that resolve ``fixes`` (one undo step): each case's ``expected`` with the
+    new ids in the stale label's place, and the remembered text of an id forgotten when
+    no other case needs it (the save records the chunk's text now)."""
+    from .edits import Batch, SetLabel, UpdateCase
+
+    by_case: dict[str, list[LabelFix]] = {}
+    for f in fixes:
+        by_case.setdefault(f.entry.case, []).append(f)
+    fixed_cases = set(by_case)
+    needed = {c for other in doc.cases if other.id not in fixed_cases for c in other.expected}
+    edits: list[UpdateCase | SetLabel] = []
+    forget: set[str] = set()
+    for case_id, mine in by_case.items():
+        if case_id not in doc:
+            continue
+        case = doc.case(case_id)
+        expected: list[str] = []
+        by_label = {x.entry.label: x for x in mine}
+        for cid in case.expected:
+            hit = by_label.get(cid)
+            expected.extend(hit.ids if hit is not None else [cid])
+        expected = list(dict.fromkeys(expected))  # a candidate may already be expected
+        fields: dict[str, object] = {"expected": expected or None}
+        if any(f.expect_all for f in mine) and len(expected) > 1:
+            fields["expect"] = "all"
+        edits.append(UpdateCase(case_id, fields))
+        for f in mine:
+            for cid in f.ids:
+                if cid in doc.labels and (cid == f.entry.label or cid not in needed):
+                    forget.add(cid)
+    edits[:0] = [SetLabel(cid, None) for cid in sorted(forget)]
+    return Batch(tuple(edits), what)
+
+
+def corpus_value(doc: TestSetDocument, chunks: str | Path) -> str | None:
+    """What ``corpus:`` should say to name ``chunks`` (relative to the test set, as
+    ``stale --fix`` writes it), or None when it names that file already."""
     chunks = Path(chunks)
     own = doc.corpus_path
     if own is not None and own.resolve() == chunks.resolve():
         return None
-    value = Path(os.path.relpath(chunks.resolve(), Path(doc.path).resolve().parent)).as_posix()
-    doc.update_settings(corpus=value)
-    return value
+    return Path(os.path.relpath(chunks.resolve(), Path(doc.path).resolve().parent)).as_posix()
 
 
 _TOKEN = re.compile(r"\S+")
@@ -175,12 +189,13 @@ def remembered_spans(remembered: str, text: str, min_words: int = 3) -> list[tup
     return spans
 
 
-def build_index(corpus: Corpus, language: str | None = None) -> PickerIndex:
-    """The picker's search index over every chunk of ``corpus``, stemmed for ``language``
-    (the test set's; slow on big corpora: call in a worker)."""
-    from .picker_index import PickerIndex  # numpy, bm25s: imported by the worker that needs them
+def build_index(corpus: Corpus, language: str | None = None) -> LexicalIndex:
+    """The picker's search index over every chunk of ``corpus``, analysed for ``language``
+    (the test set's) exactly as the builtin retriever's is (slow on big corpora: call in a
+    worker)."""
+    from ..core.search import LexicalIndex  # numpy, bm25s: imported by the worker that needs them
 
-    return PickerIndex.build(corpus, language=language)
+    return LexicalIndex.build(corpus, language=language)
 
 
 def preview_cases(path: str | Path, limit: int = 400, max_bytes: int = 1 << 18) -> list[Case]:

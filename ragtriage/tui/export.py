@@ -41,9 +41,13 @@ CHOICES: tuple[tuple[str, str], ...] = tuple((f, f"test set as {f}") for f in FO
 
 
 def default_path(testset: Path, kind: str) -> Path:
-    """``shop.yaml`` -> ``shop.export.jsonl``, ``shop.report.xml``: beside the test set."""
+    """``shop.yaml`` -> ``runs/shop.export.jsonl``, ``runs/shop.report.xml``: in ``runs/``
+    of the current folder, where ``ragtriage run`` puts its runs (never beside the tracked
+    test set; ``core.runpaths``)."""
+    from ..core.runpaths import runs_folder
+
     suffix = REPORTS[kind][1] if kind in REPORTS else f"export.{SUFFIX[kind]}"
-    return testset.with_name(f"{testset.stem}.{suffix}")
+    return runs_folder() / f"{testset.stem}.{suffix}"
 
 
 @dataclass

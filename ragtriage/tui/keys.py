@@ -10,6 +10,13 @@ a new line, escape cancels. Every key has a binding id, so it can be rebound.
 
 from __future__ import annotations
 
+import re
+
+from rich.text import Text
+
+#: a key named in a screen's HELP_INTRO: ``{l}``, ``{ctrl+s}``, ``{shift+tab}``
+HELP_KEY = re.compile(r"\{([^{}\s]+)\}")
+
 #: (keys, what they do, where) — in the order help shows them
 KEY_TABLE: tuple[tuple[str, str, str], ...] = (
     ("? / f1", "help: every key of this screen", "everywhere"),
@@ -20,7 +27,7 @@ KEY_TABLE: tuple[tuple[str, str, str], ...] = (
     ("ctrl+z / ctrl+y", "undo / redo (each change is one step)", "everywhere"),
     ("ctrl+r", "run the test set on a system", "Cases, Triage"),
     ("ctrl+e", "export: a format, or a CI report", "Cases"),
-    ("j k ↑ ↓", "move", "lists"),
+    ("j k ↑ ↓", "move (in Grading: the next / previous answer)", "lists"),
     ("pgup / pgdn", "a page up / down: the list; in Stale review, the candidates", "lists"),
     ("home / G end", "first / last", "lists"),
     ("J / K", "scroll the detail pane", "Cases, Triage, Stale review"),
@@ -43,14 +50,17 @@ KEY_TABLE: tuple[tuple[str, str, str], ...] = (
     ),
     ("r", "replace the expected chunk", "Triage"),
     ("m", "must-contain strings", "Triage"),
-    ("o", "a reviewer's note", "Triage"),
+    ("o", "a review note: kept with the case, shown on later runs and on Cases", "Triage"),
     ("v", "mark reviewed", "Triage"),
     ("R", "re-run this case", "Triage"),
     ("c", "cancel the run", "Triage"),
-    ("g", "grade the answer (judge)", "Triage"),
+    ("g", "the grading queue: grade answers blind (judge)", "Triage"),
     ("i", "show / hide the summary", "Triage"),
     ("tab / shift+tab", "next / previous group; elsewhere, next / previous pane", "Triage"),
     ("1-9", "accept candidate n", "Stale review"),
+    ("F", "every automatic fix at once, as stale --fix (one undo step)", "Stale review"),
+    ("y / n / s", "answer the grading question: yes, no, skip (no reference)", "Grading"),
+    ("backspace", "take the last grade back", "Grading"),
     ("space", "toggle the chunk in or out of expected", "picker"),
     ("A", "expect any / all", "picker"),
 )
@@ -62,3 +72,22 @@ def key_table_markdown() -> str:
     for keys, what, where in KEY_TABLE:
         lines.append(f"| `{keys}` | {what} | {where} |")
     return "\n".join(lines) + "\n"
+
+
+def intro_keys(intro: str) -> list[str]:
+    """The keys a help intro names in braces, in order (a test checks each is bound)."""
+    return HELP_KEY.findall(intro)
+
+
+def help_intro(intro: str) -> Text:
+    """A help intro as text: paragraphs re-flowed, the keys in braces shown bold."""
+    out = Text()
+    for para in intro.strip().split("\n\n"):
+        line = " ".join(para.split())
+        at = 0
+        for m in HELP_KEY.finditer(line):
+            out.append(line[at : m.start()])
+            out.append(m.group(1), style="bold")
+            at = m.end()
+        out.append(line[at:] + "\n\n")
+    return out

@@ -1,20 +1,22 @@
-"""The messages the app and its screens exchange.
+"""The messages the app and its screens exchange (small typed dataclasses).
 
 Two kinds:
 
 * **State announcements**, posted by the app to every screen on the stack:
   :class:`DocumentChanged` after every change of the test set (edit, undo, redo,
-  load, reload, save) and :class:`AppStateChanged` when anything else a screen
-  shows changed (corpus, search index, stale labels, the run's reasons). Screens
-  handle them with ``@on``; nothing calls into a screen by name.
+  load, reload, save), :class:`RunChanged` with each event of the open run
+  (:mod:`ragtriage.tui.run_session`), and :class:`AppStateChanged` when anything
+  else a screen shows changed (corpus, search index, stale labels). Screens
+  handle them in :class:`~ragtriage.tui.base.AppScreen`; nothing calls into a
+  screen by name.
 * **Worker results**, posted from worker threads (``post_message`` is
-  thread-safe) to the app or to the screen that started the work, instead of
-  positional ``call_from_thread`` calls.
+  thread-safe) to the app, instead of positional ``call_from_thread`` calls.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -23,138 +25,164 @@ if TYPE_CHECKING:
     from ..core.document import TestSetDocument
     from ..core.errors import InputError
     from ..core.schema import Case
-    from ..core.staleness import StaleEntry
-    from .session import Session
+    from ..core.search import LexicalIndex
+    from .edits import Change
+    from .run_session import LoadedRun, RescoreJob, RunEvent
+    from .session import SaveJob
+    from .stale_state import StaleJob
+    from .triage_run import Outcome, RunController
 
 
 # ------------------------------------------------------------------ state announcements
+@dataclass
 class DocumentChanged(Message, bubble=False):
-    """The test set changed.
+    """The test set changed: ``change`` says which cases and labels (None: any may have,
+    e.g. a load or a reload); ``saved``: the file on disk is the document now."""
 
-    ``case_ids``: the cases an edit touched (None: any may have changed, e.g. a
-    load, an undo or a reload). ``focus``: a case the Cases screen should put its
-    cursor on (the case an undo brought back)."""
+    change: Change
+    saved: bool = False
 
-    def __init__(
-        self, case_ids: frozenset[str] | None = None, focus: str | None = None, saved: bool = False
-    ) -> None:
-        super().__init__()
-        self.case_ids = case_ids
-        self.focus = focus
-        self.saved = saved  # the change is a save: the file on disk is the document now
+    @property
+    def case_ids(self) -> frozenset[str] | None:
+        return self.change.cases
+
+    @property
+    def focus(self) -> str | None:
+        return self.change.focus
 
 
+@dataclass
+class RunChanged(Message, bubble=False):
+    """An event of the open run: records recomputed or streamed in, marks, progress, end."""
+
+    event: RunEvent
+
+
+@dataclass
 class AppStateChanged(Message, bubble=False):
-    """Something a screen shows besides the test set changed: the corpus, the search
-    index, the stale labels, the run's reasons or the preview of a big file."""
+    """Something a screen shows besides the test set and the run changed: the corpus,
+    the search index, the stale labels or the preview of a big file."""
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, AppStateChanged)
 
 
 # ------------------------------------------------------------------ worker results (to the app)
+@dataclass
 class PreviewRead(Message):
     """The first cases of a big test set, read before the whole file."""
 
-    def __init__(self, cases: list[Case]) -> None:
-        super().__init__()
-        self.cases = cases
+    cases: list[Case]
 
 
+@dataclass
 class DocumentLoaded(Message):
-    def __init__(self, doc: TestSetDocument, reasons: dict[str, str]) -> None:
-        super().__init__()
-        self.doc = doc
-        self.reasons = reasons
+    doc: TestSetDocument
 
 
+@dataclass
 class LoadFailed(Message):
     """The test set or the run could not be read: the app exits with status 2."""
 
-    def __init__(self, error: InputError) -> None:
-        super().__init__()
-        self.error = error
+    error: InputError
 
 
+@dataclass
+class RunRead(Message):
+    """The run file was read (or could not be: ``error``)."""
+
+    path: object
+    loaded: LoadedRun | None
+    error: InputError | None = None
+
+
+@dataclass
+class Rescored(Message):
+    """A full recompute of the run's records finished in a worker."""
+
+    job: RescoreJob
+
+
+@dataclass
 class CorpusLoaded(Message):
-    def __init__(self, corpus: Corpus) -> None:
-        super().__init__()
-        self.corpus = corpus
+    corpus: Corpus
 
 
+@dataclass
 class CorpusFailed(Message):
-    def __init__(self, message: str) -> None:
-        super().__init__()
-        self.message = message
+    message: str
 
 
+@dataclass
 class IndexBuilt(Message):
-    def __init__(self, index: Any) -> None:
-        super().__init__()
-        self.index = index
+    index: LexicalIndex
 
 
+@dataclass
 class IndexFailed(Message):
-    def __init__(self, message: str) -> None:
-        super().__init__()
-        self.message = message
+    message: str
 
 
+@dataclass
 class StaleChecked(Message):
-    """A stale-label check of ``session`` at ``generation`` finished."""
+    """A stale-label check finished (``job`` knows which labels and which edit it saw)."""
 
-    def __init__(self, report: list[StaleEntry], session: Session, generation: int) -> None:
-        super().__init__()
-        self.report = report
-        self.session = session
-        self.generation = generation
+    job: StaleJob
 
 
-class StaleCheckAgain(Message):
-    """An edit arrived while the last check ran: check once more."""
+@dataclass
+class Saved(Message):
+    """A save's worker finished (written, unchanged, or with the error it met)."""
+
+    job: SaveJob
 
 
+@dataclass
 class Reloaded(Message):
     """The test set was read again from disk; ``ops`` are the edits to re-apply."""
 
-    def __init__(self, doc: TestSetDocument, ops: list[dict]) -> None:
-        super().__init__()
-        self.doc = doc
-        self.ops = ops
+    doc: TestSetDocument
+    ops: list[dict] = field(default_factory=list)
 
 
-class ReasonsRescored(Message):
-    """The run's reasons, rescored against the test set (``tracker``: the RunReasons it came from)."""
+@dataclass
+class SystemAnswered(Message):
+    """What ``edit --system SPEC`` retrieved for a case's question (or why it could not)."""
 
-    def __init__(self, tracker: object, reasons: dict[str, str]) -> None:
-        super().__init__()
-        self.tracker = tracker
-        self.reasons = reasons
+    case_id: str
+    question: str
+    ranking: list[str]
+    error: str | None = None
 
 
+@dataclass
 class Notice(Message):
     """A toast from a worker thread."""
 
-    def __init__(self, text: str, severity: str = "information") -> None:
-        super().__init__()
-        self.text = text
-        self.severity = severity
+    text: str
+    severity: str = "information"
 
 
-# ------------------------------------------------------------------ a run's progress (to a screen)
-class RunProgress(Message):
+# ------------------------------------------------------------------ a run's progress
+@dataclass
+class RunWoke(Message):
     """New records of a run are waiting in the run's queue; a burst is one message."""
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, RunProgress)
+        return isinstance(message, RunWoke)
 
 
+@dataclass
 class RunFinished(Message):
-    """The run ended: ``summary`` (None when interrupted or failed), ``error`` when it failed."""
+    """The run's worker ended: ``outcome`` (summary None when interrupted or failed)."""
 
-    def __init__(self, summary: dict | None, interrupted: bool, error: str | None, run: object) -> None:
-        super().__init__()
-        self.summary = summary
-        self.interrupted = interrupted
-        self.error = error
-        self.run = run  # the run controller it reports on
+    run: RunController
+    outcome: Outcome
+
+
+@dataclass
+class RerunDone(Message):
+    """One case asked again (``R`` on Triage): its new record, or what went wrong."""
+
+    record: dict | None
+    error: str | None = None

@@ -6,7 +6,7 @@ filtering and sorting 100,000 rows are plain list operations a test can call.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..core.diagnosis import NOT_SCORED, PASSING
@@ -80,7 +80,7 @@ class CaseRows:
         self._index()
 
     def _index(self) -> None:
-        self._hay = [r.haystack for r in self.rows]
+        self._hay: list[str] = [r.haystack for r in self.rows]
         self._row_of: dict[str, int] | None = None  # case id -> row index, built on first use
         self._filtered: tuple[tuple[str, ...], list[int]] = ((), list(range(len(self.rows))))
 
@@ -102,9 +102,7 @@ class CaseRows:
 
     def position_of(self, case_id: str) -> int | None:
         """Visible position of a case id, or None when filtered out."""
-        if self._row_of is None:
-            self._row_of = {r.id: i for i, r in enumerate(self.rows)}
-        i = self._row_of.get(case_id)
+        i = self._row_map().get(case_id)
         if i is None:
             return None
         try:
@@ -126,6 +124,43 @@ class CaseRows:
         self.rows = rows
         self._index()
         self._refresh()
+
+    def update(self, changed: Mapping[str, Row | None], order: Callable[[str], int]) -> bool:
+        """Apply the rows of a few changed cases in place: ``changed`` maps a case id to its
+        new row (None: the case is gone); ``order(id)`` is a case's position in the file.
+        False when the rows could not be kept in step (the caller rebuilds them all)."""
+        rows, hay = self.rows, self._hay
+        row_of = self._row_map()
+        gone = sorted(
+            (row_of[cid] for cid, row in changed.items() if row is None and cid in row_of), reverse=True
+        )
+        for i in gone:
+            del rows[i], hay[i]
+        new = [(order(cid), row) for cid, row in changed.items() if row is not None and cid not in row_of]
+        if gone or new:
+            self._row_of = None
+        for at, row in sorted(new, key=lambda x: x[0]):
+            if at > len(rows):
+                return False
+            rows.insert(at, row)
+            hay.insert(at, row.haystack)
+        if gone or new:
+            row_of = self._row_map()
+        for cid, new_row in changed.items():
+            if new_row is None or cid not in row_of:
+                continue
+            i = row_of[cid]
+            rows[i], hay[i] = new_row, new_row.haystack
+            if order(cid) != i:
+                return False  # the file's order and the rows' differ: rebuild
+        self._filtered = ((), list(range(len(rows))))
+        self._refresh()
+        return True
+
+    def _row_map(self) -> dict[str, int]:
+        if self._row_of is None:
+            self._row_of = {r.id: i for i, r in enumerate(self.rows)}
+        return self._row_of
 
     def _refresh(self) -> None:
         rows = self.rows

@@ -1,10 +1,18 @@
 """An editing session on one test set: the document, the log of edits, recovery.
 
 Pure logic (no Textual): every change the app makes goes through
-:meth:`Session.apply`, which calls the test-set document, appends the operation
-to the log and rewrites the recovery file next to the test set
-(``.ragtriage-recovery-<name>.json``). A crash or a killed terminal leaves that
-file behind; the next ``ragtriage edit`` offers to replay it. Saving removes it.
+:meth:`Session.apply` with an edit value (:mod:`ragtriage.tui.edits`), which
+calls the test-set document, appends the edit to the log and rewrites the
+recovery file next to the test set (``.ragtriage-recovery-<name>.json``). Each
+step answers with a :class:`~ragtriage.tui.edits.Change` — the cases and labels
+it touched — and an undo or a redo answers with the change of the step it takes
+back, so nothing downstream ever has to look at every case.
+
+A crash or a killed terminal leaves the recovery file behind; the next
+``ragtriage edit`` offers to replay it. Saving removes it. A save runs in two
+halves (:meth:`Session.begin_save` on the interface thread, records the labels
+and takes a copy; :meth:`SaveJob.run` in a worker, writes it), so no key waits
+on the disk and an edit made during the save is kept, unsaved.
 """
 
 from __future__ import annotations
@@ -13,11 +21,19 @@ import hashlib
 import json
 import os
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ..core.testset.savecopy import copy_for_save, saved_from, version
+from .edits import AddCase, Change, Edit, describe, edit_from_record, expected_of
+
+if TYPE_CHECKING:
+    from ..core.document import TestSetDocument
+    from ..core.schema import Case
 
 RECOVERY_VERSION = 1
-OPS = ("update_case", "add_case", "remove_case", "move_case", "set_label", "undo", "redo")
+LOGGED = ("update_case", "add_case", "remove_case", "move_case", "set_label", "point_corpus", "batch")
 
 
 def recovery_path(testset: Path | str) -> Path:
@@ -33,26 +49,14 @@ def _file_digest(path: Path) -> str | None:
         return None
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if hasattr(value, "model_dump"):
-        return value.model_dump(exclude_none=True)
-    return value
-
-
+@dataclass
 class Recovery:
-    """The pending edits found beside a test set."""
+    """The pending edits found beside a test set (entries as :meth:`Edit.record` writes them)."""
 
-    def __init__(self, path: Path, ops: list[dict], base_digest: str | None, current_digest: str | None):
-        self.path = path
-        self.ops = ops
-        self.base_digest = base_digest
-        self.current_digest = current_digest
+    path: Path
+    ops: list[dict]
+    base_digest: str | None = None
+    current_digest: str | None = None
 
     @property
     def base_changed(self) -> bool:
@@ -73,118 +77,159 @@ def find_recovery(testset: Path | str) -> Recovery | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("ops"), list) or not data["ops"]:
         return None
-    ops = [op for op in data["ops"] if isinstance(op, dict) and op.get("op") in OPS]
+    ops = [op for op in data["ops"] if isinstance(op, dict) and op.get("op") in (*LOGGED, "undo", "redo")]
     if not ops:
         return None
     return Recovery(rp, ops, data.get("base"), _file_digest(testset))
 
 
-def describe_op(op: str, args: tuple | list, kwargs: dict) -> str:
-    """One edit in words, for a toast: "garantía: expected, unanswerable", "new case x"."""
-    first = args[0] if args else None
-    if op == "update_case":
-        fields = ", ".join(k.replace("_", " ") for k in kwargs) or "no field"
-        if kwargs.get("id") and kwargs["id"] != first:
-            return f"{first}: renamed to {kwargs['id']}"
-        return f"{first}: {fields}"
-    if op == "add_case":
-        return f"new case {kwargs.get('id', '')}".rstrip()
-    if op == "remove_case":
-        return f"deleted case {first}"
-    if op == "move_case":
-        return f"moved case {first}"
-    if op == "set_label":
-        return f"label of {first}"
-    return op
+@dataclass
+class SaveJob:
+    """A save under way: ``run()`` (in a worker) writes the copy through the document's own
+    ``save``; the session then takes the result back with :meth:`Session.finish_save`."""
+
+    copy: TestSetDocument
+    force: bool
+    recorded: list[str]
+    pointed: str | None  # the new value of ``corpus:``, if the save moved it
+    generation: int
+    logged: int  # entries of the edit log this save writes to disk
+    written: bool = False
+    error: BaseException | None = field(default=None, repr=False)
+
+    def run(self) -> SaveJob:
+        """Write the file (blocking: call it in a worker thread). Errors are kept, not raised."""
+        try:
+            self.written = self.copy.save(force=self.force, record_labels=False)
+        except BaseException as e:  # handed back to the interface thread, which reports it
+            self.error = e
+        return self
 
 
 class Session:
     """A loaded document plus the log of edits made to it since the last save."""
 
-    def __init__(self, doc, *, recovery: bool = True):
+    def __init__(self, doc: TestSetDocument, *, recovery: bool = True) -> None:
         self.doc = doc
         self.ops: list[dict] = []
         self.recovery_enabled = recovery
         self.recovery_file = recovery_path(doc.path)
         self._base = _file_digest(Path(doc.path))
         self.generation = 0  # bumped on every change; views compare it to refresh
+        self._done: list[Change] = []  # the change of each undo step, newest last
+        self._undone: list[Change] = []
         # A save records labels as an undo step of its own; the user never made it, so
         # the next undo takes it together with the change before it (one ctrl+z, one change).
-        self._labels_step = False
-        self._done: list[str] = []  # what each undo step did, in words (for the undo toast)
-        self._undone: list[str] = []
+        self._labels_step: Change | None = None
+        self.saving: SaveJob | None = None
 
     # -- edits -------------------------------------------------------------------------
-    def apply(self, op: str, *args, **kwargs):
-        """Run one document operation, log it and write the recovery file.
+    def apply(self, edit: Edit) -> Change:
+        """Apply one edit, log it and write the recovery file; returns what it changed.
 
-        Raises whatever the document raises (``TestSetError`` on a bad value);
-        nothing is logged then."""
-        if op not in OPS or op in ("undo", "redo"):
-            raise ValueError(f"unknown operation {op!r}")
-        result = getattr(self.doc, op)(*args, **kwargs)
-        self._labels_step = False
-        self._done.append(describe_op(op, args, kwargs))
+        Raises whatever the document raises (``TestSetError`` on a bad value); nothing
+        is logged then. An edit that changes nothing is not a step (``Change.edit`` None)."""
+        doc = self.doc
+        ids = edit.cases()
+        before = self._cases(ids)
+        was = version(doc)
+        edit.apply(doc)
+        if version(doc) == was:
+            return Change(frozenset(), frozenset(), describe(edit, before, before))
+        after = self._cases(ids)
+        labels = expected_of(before.values()) | expected_of(after.values()) | edit.labels()
+        focus = next(iter(after)) if isinstance(edit, AddCase) else None
+        change = Change(frozenset(ids), frozenset(labels), describe(edit, before, after), focus, edit)
+        self._labels_step = None
+        self._done.append(change)
         self._undone.clear()
-        self._log({"op": op, "args": _jsonable(list(args)), "kwargs": _jsonable(kwargs)})
-        return result
+        self._log(edit.record())
+        return change
 
-    def update_case(self, case_id: str, **fields):
-        return self.apply("update_case", case_id, **fields)
+    def _cases(self, ids: frozenset[str]) -> dict[str, Case]:
+        doc = self.doc
+        return {cid: doc.case(cid) for cid in ids if cid in doc}
 
-    def add_case(self, index: int | None = None, **fields):
-        return self.apply("add_case", index, **fields)
-
-    def remove_case(self, case_id: str):
-        return self.apply("remove_case", case_id)
-
-    def set_label(self, chunk_id: str, label):
-        return self.apply("set_label", chunk_id, label)
-
-    def undo(self) -> str | None:
-        """Undo the last change (with the labels a save recorded for it); returns what
-        it undid, in words ("" when not known), or None when there was nothing to undo."""
-        if self._labels_step:
-            self._labels_step = False
-            if self.doc.undo():
+    def undo(self) -> Change | None:
+        """Undo the last change (with the labels a save recorded for it); returns the change
+        it took back (``what`` in words), or None when there was nothing to undo."""
+        doc = self.doc
+        extra = self._labels_step
+        if extra is not None:
+            self._labels_step = None
+            if doc.undo():
                 self._log({"op": "undo"})
-        if self.doc.undo():
-            self._log({"op": "undo"})
-            what = self._done.pop() if self._done else ""
-            self._undone.append(what)
-            return what
-        return None
+            else:
+                extra = None
+        if not doc.undo():
+            return extra
+        self._log({"op": "undo"})
+        change = self._done.pop() if self._done else Change(None, None)
+        self._undone.append(change)
+        return self._landed(change | extra if extra is not None else change)
 
-    def redo(self) -> str | None:
-        """Redo the last undone change; returns what it did, in words, or None."""
-        self._labels_step = False
-        if self.doc.redo():
-            self._log({"op": "redo"})
-            what = self._undone.pop() if self._undone else ""
-            self._done.append(what)
-            return what
-        return None
+    def redo(self) -> Change | None:
+        """Redo the last undone change; returns it, or None."""
+        self._labels_step = None
+        if not self.doc.redo():
+            return None
+        self._log({"op": "redo"})
+        change = self._undone.pop() if self._undone else Change(None, None)
+        self._done.append(change)
+        return self._landed(change)
+
+    def _landed(self, change: Change) -> Change:
+        """The change of an undo or redo, with the case it brought back to show."""
+        ids = change.cases or frozenset()
+        focus = next((cid for cid in sorted(ids) if cid in self.doc), None)
+        return Change(change.cases, change.labels, change.what, focus, change.edit)
 
     @property
     def dirty(self) -> bool:
         return bool(self.doc.dirty)
 
-    def save(self, corpus=None, force: bool = False) -> list[str]:
-        """Record labels for newly expected chunks, save atomically, drop the recovery file.
+    # -- saving ------------------------------------------------------------------------
+    def begin_save(self, corpus: Any = None, *, force: bool = False, point: str | None = None) -> SaveJob:
+        """The interface thread's half of a save: record labels for newly expected chunks
+        (and, with ``point``, set ``corpus:`` to it) as one undo step, then copy the document
+        for the worker. Raises ``TestSetError`` when a label cannot be recorded (nothing is
+        written then)."""
+        doc = self.doc
+        was = version(doc)
+        if point is not None:
+            with doc.batch():  # corpus: and the labels recorded: one undo step
+                doc.update_settings(corpus=point)
+                recorded = list(doc.record_labels(corpus) or [])
+        else:
+            recorded = list(doc.record_labels(corpus) or [])
+        if version(doc) != was:
+            self._labels_step = Change(frozenset(), frozenset(recorded), "labels recorded on save")
+        job = SaveJob(copy_for_save(doc), force, recorded, point, self.generation, len(self.ops))
+        self.saving = job
+        return job
 
-        Returns the chunk ids whose labels were recorded. ``ConflictError``
-        passes through when the file changed on disk (and ``force`` is false)."""
-        expected = {cid for case in self.doc.cases for cid in case.expected}
-        have = set(self.doc.labels)
-        recorded = list(self.doc.record_labels(corpus) or [])
-        if expected != have:  # labels recorded or pruned: the document made an undo step of it
-            self._labels_step = True
-        self.doc.save(force=force)
-        self.ops.clear()
+    def finish_save(self, job: SaveJob) -> None:
+        """The worker wrote (or failed): take its result back. Re-raises the worker's error
+        (``ConflictError``, ``InputError``, ``OSError``) for the caller to report."""
+        if self.saving is job:
+            self.saving = None
+        if job.error is not None:
+            raise job.error
+        saved_from(self.doc, job.copy)
+        # the edits logged before the save are on disk now; those made during it stay logged
+        del self.ops[: job.logged]
         self._base = _file_digest(Path(self.doc.path))
-        self.discard_recovery()
+        if self.ops and self.recovery_enabled:
+            self._write_recovery()
+        else:
+            self.discard_recovery()
         self.generation += 1
-        return recorded
+
+    def save(self, corpus: Any = None, force: bool = False) -> list[str]:
+        """Save now, on this thread (scripts and tests); returns the chunk ids recorded."""
+        job = self.begin_save(corpus, force=force)
+        self.finish_save(job.run())
+        return job.recorded
 
     # -- recovery ----------------------------------------------------------------------
     def replay(self, recovery: Recovery) -> tuple[int, list[str]]:
@@ -198,7 +243,7 @@ class Session:
                 elif name == "redo":
                     self.redo()
                 else:
-                    self.apply(name, *op.get("args", []), **op.get("kwargs", {}))
+                    self.apply(edit_from_record(op))
                     applied += 1
             except Exception as e:  # a stale recovery: keep going, report the rest
                 problems.append(f"{name} {op.get('args', [''])[:1]}: {e}")
@@ -207,8 +252,6 @@ class Session:
     def discard_recovery(self) -> None:
         try:
             self.recovery_file.unlink()
-        except FileNotFoundError:
-            pass
         except OSError:
             pass
 

@@ -29,6 +29,15 @@ if TYPE_CHECKING:
 WAKE_EVERY = 0.05  # seconds between two wake-ups of the screen during a run
 
 
+@dataclass(frozen=True)
+class RunRequest:
+    """What the run dialog asks for: a system, k and the run file to write."""
+
+    system: str
+    k: int
+    out: Path
+
+
 @dataclass
 class Shown:
     """What the Triage screen showed before a run: brought back if the run fails before its first case."""

@@ -13,6 +13,8 @@ recompute a case after a relabel or stream a new run.
   system call.
 * :func:`stream_run` runs a test set on a system (``core.evaluate``) and hands
   each case record to a callback as it finishes (the app's run worker).
+
+The :class:`~ragtriage.tui.run_session.RunSession` owns one of each.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ import bisect
 import json
 import threading
 from collections.abc import Callable, Iterable
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -342,77 +343,17 @@ def load_triage(run_path) -> tuple[RunMeta, dict | None, TriageState, Sidecar]:
     return run.meta, run.summary, state, side
 
 
-_prefetched: dict = {}
-
-
-def prefetch_run(run_path) -> None:
-    """Start reading a run in a thread now (``ragtriage triage`` calls it before the
-    terminal app starts, so the two overlap); :func:`take_prefetched` collects it."""
-    key = Path(run_path).resolve()
-    box: dict = {}
-
-    def work() -> None:
-        try:
-            box["value"] = load_triage(run_path)
-        except BaseException as e:  # handed to the screen, which reports it
-            box["error"] = e
-
-    t = threading.Thread(target=work, name="ragtriage-prefetch-run", daemon=True)
-    _prefetched[key] = (t, box)
-    t.start()
-
-
-def take_prefetched(run_path):
-    """The prefetched load of ``run_path`` (waiting for it), or None if none was started."""
-    entry = _prefetched.pop(Path(run_path).resolve(), None)
-    if entry is None:
-        return None
-    t, box = entry
-    t.join()
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
 # ---------------------------------------------------------------------------- sweep from stored rankings
 
 
 def retrieval_sweep(records: list[CaseRecord], ks: Iterable[int]) -> list[tuple[int, float | None]]:
-    """Hit rate per k from the stored rankings (no system call), over the answerable
-    scored cases as in the summary. One pass: a case is a hit at every k from the
-    position that completes it (its ``rank`` for ``expect: any``; the last of its
-    expected chunks' first positions for ``expect: all``)."""
-    from ..core.diagnosis import NOT_SCORED
+    """Hit rate per k from the stored rankings (no system call): the summary's own
+    definition, through the one metric path (``core.metrics.stored_positions`` + ``at_k``)."""
+    from ..core.metrics import at_k, mean_or_none, stored_positions
 
-    ks = list(ks)
-    top = max(ks, default=0)
-    completes = [0] * (top + 2)  # completes[p]: cases completed at position p (p > top: never within ks)
-    n = 0
-    for r in records:
-        expected = r.get("expected")
-        if not expected or r.get("reason") in NOT_SCORED or r.get("unanswerable"):
-            continue
-        n += 1
-        if r.get("expect", "any") == "all" and len(expected) > 1:
-            ranking = r.get("ranking") or []
-            first: dict[str, int] = {}
-            for i, c in enumerate(ranking[:top]):
-                first.setdefault(c, i + 1)
-            worst = max((first.get(c, 0) for c in expected), default=0)
-            if any(c not in first for c in expected):
-                worst = 0
-        else:
-            worst = r.get("rank") or 0
-        if 0 < worst <= top:
-            completes[worst] += 1
-    if not n:
-        return [(k, None) for k in ks]
-    running = 0
-    cum = []
-    for p in range(top + 1):
-        running += completes[p]
-        cum.append(running)
-    return [(k, cum[k] / n) for k in ks]
+    p = stored_positions([r for r in records if not r.get("unanswerable")])
+    answerable = p.n_gold > 0
+    return [(k, mean_or_none(at_k(p, k)["hit"], answerable)) for k in ks]
 
 
 def ranking_depth(records: list[CaseRecord]) -> int:
@@ -420,16 +361,6 @@ def ranking_depth(records: list[CaseRecord]) -> int:
 
 
 # ---------------------------------------------------------------------------- a run from the app
-
-
-def default_run_path(folder: Path, testset: Path) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    p = folder / f"{testset.stem}-{stamp}.jsonl"
-    n = 2
-    while p.exists():
-        p = folder / f"{testset.stem}-{stamp}-{n}.jsonl"
-        n += 1
-    return p
 
 
 def stream_run(

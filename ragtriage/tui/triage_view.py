@@ -19,6 +19,7 @@ from ..core.grounding import CITATION, citations
 from .triage_state import verdict_text
 
 if TYPE_CHECKING:
+    from ..core.notes import Note
     from ..core.records import CaseRecord
     from ..core.schema import Case
 
@@ -35,11 +36,14 @@ def first_rank(ranking, chunk_id: str) -> int:
     return 0
 
 
-def expected_line(chunk_id: str, ranking, k: int) -> tuple[str, bool]:
-    """ "expected devolver-1 at rank 4, outside k = 3" and whether it is inside k."""
+def expected_line(chunk_id: str, ranking, k: int, system: str | None = None) -> tuple[str, bool]:
+    """ "expected devolver-1 at rank 4, outside k = 3" and whether it is inside k; a chunk the
+    system did not return says so in words (:func:`ragtriage.core.analysis.not_retrieved`)."""
+    from ..core.analysis import not_retrieved
+
     r = first_rank(ranking, chunk_id)
     if r == 0:
-        return f"expected {chunk_id} not retrieved (ranking depth {len(ranking)})", False
+        return f"expected {chunk_id} {not_retrieved(len(ranking), system)}", False
     inside = r <= k
     return f"expected {chunk_id} at rank {r}, {'inside' if inside else 'outside'} k = {k}", inside
 
@@ -75,6 +79,19 @@ def answer_text(answer: str, why: str, expected=()) -> Text:
     return t
 
 
+def review_note_text(note: Note, current: bool) -> Text:
+    """ "✎ review note (ana, 2026-12-03, on this answer): …" — a note written in triage."""
+    t = Text()
+    t.append("✎ review note", style="bold")
+    about = "on this answer" if current else "on an earlier answer" if note.answer_sha else ""
+    who = ", ".join(x for x in (note.by, note.when[:10], about) if x)
+    if who:
+        t.append(f" ({who})", style="dim")
+    t.append(": ")
+    t.append(note.note + "\n")
+    return t
+
+
 def describe(
     record: CaseRecord,
     k: int,
@@ -82,19 +99,22 @@ def describe(
     case: Case | None = None,
     chunk_text: Callable[[str], str | None] | None = None,
     reviewed: dict | None = None,
-    note: str = "",
+    note: Note | None = None,
+    note_current: bool = False,
     notes_field: str | None = None,
+    system: str | None = None,
     max_chunk: int = 160,
 ) -> Text:
     """A readable account of one case of a run.
 
     ``case`` is the test set's current case (for must_contain and the reference
-    answer; None while the test set loads), ``chunk_text(id)`` gives a chunk's text."""
+    answer; None while the test set loads), ``chunk_text(id)`` gives a chunk's text,
+    ``note`` the case's latest review note (``note_current``: about this answer)."""
     t = Text()
     _heading(t, record, reviewed)
     ranking = list(record.get("ranking") or [])
     expected = list(case.expected if case is not None else record.get("expected") or [])
-    _expected(t, record, case, expected, ranking, k)
+    _expected(t, record, case, expected, ranking, k, system)
     _retrieved(t, record, set(expected), ranking, k, chunk_text, max_chunk)
     _answer(t, record, set(expected))
     if case is not None:
@@ -102,9 +122,9 @@ def describe(
     if notes_field:
         t.append("\ntest-set notes  ", style="dim")
         t.append(" ".join(notes_field.split()) + "\n")
-    if note:
-        t.append("\n✎ note  ", style="bold")
-        t.append(note + "\n")
+    if note is not None:
+        t.append("\n")
+        t.append_text(review_note_text(note, note_current))
     return t
 
 
@@ -127,7 +147,13 @@ def _heading(t: Text, record: CaseRecord, reviewed: dict | None) -> None:
 
 
 def _expected(
-    t: Text, record: CaseRecord, case: Case | None, expected: list[str], ranking: list[str], k: int
+    t: Text,
+    record: CaseRecord,
+    case: Case | None,
+    expected: list[str],
+    ranking: list[str],
+    k: int,
+    system: str | None = None,
 ) -> None:
     unanswerable = case.unanswerable if case is not None else bool(record.get("unanswerable"))
     expect = case.expect if case is not None else record.get("expect", "any")
@@ -144,7 +170,7 @@ def _expected(
         if expect == "all" and len(expected) > 1:
             t.append("expect all: every expected chunk must be in the top k\n", style="dim")
         for cid in expected:
-            line, inside = expected_line(cid, ranking, k)
+            line, inside = expected_line(cid, ranking, k, system)
             t.append(("✓ " if inside else "✗ ") + line + "\n", style="" if inside else "bold")
 
 

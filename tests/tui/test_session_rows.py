@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 
 from ragtriage.core.document import TestSetDocument
-from ragtriage.tui.data import find_stale, read_reasons
-from ragtriage.tui.rows import CaseRows
+from ragtriage.tui.edits import AddCase, Batch, RemoveCase, SetLabel, UpdateCase, edit_from_record
+from ragtriage.tui.rows import CaseRows, make_row
 from ragtriage.tui.session import Session, find_recovery, recovery_path
+from ragtriage.tui.stale_state import check_labels_of
 
 
 def test_each_edit_is_logged_to_the_recovery_file_and_replays(shop):
     s = Session(TestSetDocument.load(shop))
-    s.update_case("domingo", notes="abre solo online")
-    s.remove_case("precio-entrega")
+    s.apply(UpdateCase("domingo", {"notes": "abre solo online"}))
+    s.apply(RemoveCase("precio-entrega"))
     s.undo()
-    s.add_case(None, id="horario", question="¿A qué hora abrís?", unanswerable=True)
+    s.apply(AddCase(None, {"id": "horario", "question": "¿A qué hora abrís?", "unanswerable": True}))
     data = json.loads(recovery_path(shop).read_text("utf-8"))
     assert [op["op"] for op in data["ops"]] == ["update_case", "remove_case", "undo", "add_case"]
 
@@ -27,18 +28,57 @@ def test_each_edit_is_logged_to_the_recovery_file_and_replays(shop):
     assert fresh.doc.text == s.doc.text
 
 
+def test_each_edit_says_what_it_touched_and_only_the_fields_that_changed(shop):
+    s = Session(TestSetDocument.load(shop))
+    before = s.doc.case("reembolso")
+    change = s.apply(UpdateCase("reembolso", {"unanswerable": True, "expected": None, "topic": before.topic}))
+    assert change.cases == {"reembolso"} and change.labels == set(before.expected)
+    assert change.what == "reembolso: expected, unanswerable"  # the topic did not change
+    nothing = s.apply(UpdateCase("domingo", {"unanswerable": True}))  # already so
+    assert nothing.edit is None and len(s.ops) == 1  # not a step: nothing to undo
+    undone = s.undo()
+    assert undone is not None and undone.what == change.what and undone.focus == "reembolso"
+    assert s.doc.case("reembolso") == before
+    renamed = s.apply(UpdateCase("domingo", {"id": "domingos"}))
+    assert renamed.cases == {"domingo", "domingos"} and renamed.what == "domingo: renamed to domingos"
+
+
+def test_a_batch_is_one_step_and_every_edit_reads_back_from_its_record(shop):
+    s = Session(TestSetDocument.load(shop))
+    batch = Batch((SetLabel("entrega-1", None), UpdateCase("domingo", {"notes": "x"})), "two fixes")
+    change = s.apply(batch)
+    assert change.labels >= {"entrega-1"} and change.what == "two fixes"
+    assert s.undo() is not None and s.undo() is None  # one ctrl+z took both back
+    for edit in (*batch.edits, batch, AddCase(3, {"id": "n", "question": "?"}), RemoveCase("x")):
+        assert edit_from_record(edit.record()) == edit
+
+
 def test_save_clears_the_log_and_the_recovery_file(shop):
     s = Session(TestSetDocument.load(shop))
-    s.update_case("domingo", notes="x")
+    s.apply(UpdateCase("domingo", {"notes": "x"}))
     assert recovery_path(shop).exists()
     s.save()
     assert not recovery_path(shop).exists() and s.ops == [] and not s.dirty
     assert find_recovery(shop) is None
 
 
+def test_an_edit_made_while_a_save_runs_stays_unsaved_and_logged(shop):
+    s = Session(TestSetDocument.load(shop))
+    s.apply(UpdateCase("domingo", {"notes": "saved"}))
+    job = s.begin_save()  # the interface thread's half; the worker's follows
+    s.apply(UpdateCase("domingo", {"notes": "typed during the save"}))
+    s.finish_save(job.run())
+    on_disk = TestSetDocument.load(shop, use_cache=False)
+    assert on_disk.case("domingo").notes == "saved"
+    assert s.dirty and s.doc.case("domingo").notes == "typed during the save"
+    assert [op["op"] for op in find_recovery(shop).ops] == ["update_case"]  # only the unsaved one
+    s.save()
+    assert not s.dirty and find_recovery(shop) is None
+
+
 def test_a_recovery_made_on_another_version_of_the_file_says_so(shop):
     s = Session(TestSetDocument.load(shop))
-    s.update_case("domingo", notes="x")
+    s.apply(UpdateCase("domingo", {"notes": "x"}))
     shop.write_text(shop.read_text("utf-8") + "# edited elsewhere\n", "utf-8")
     assert find_recovery(shop).base_changed
 
@@ -60,33 +100,35 @@ def test_rows_flags_filter_sort_and_next_flagged(shop):
     assert rows.next_flagged(2) == 3  # reembolso (stale)
 
 
-def test_stale_check_finds_a_moved_chunk(shop):
+def test_stale_check_finds_a_moved_chunk_and_checks_only_the_labels_asked(shop):
     from ragtriage.core.corpus import load_corpus
 
     doc = TestSetDocument.load(shop)
     corpus = load_corpus(shop.parent / "rechunked.chunks.jsonl")
-    stale = find_stale(doc, corpus)
+    stale = check_labels_of(doc, corpus, None)
     assert [(e.case, e.label, e.status) for e in stale] == [("precio-entrega", "entrega-1", "moved")]
     assert stale[0].candidates[0][0] == "envios-oficina-1"
+    assert check_labels_of(doc, corpus, frozenset({"entrega-1"})) == stale
+    assert check_labels_of(doc, corpus, frozenset({"devolver-1"})) == []  # that one is fine
 
 
-def test_stale_fallback_without_the_engine_finds_a_moved_chunk(shop, monkeypatch):
-    import sys
-
-    from ragtriage.core.corpus import load_corpus
-
-    monkeypatch.setitem(sys.modules, "ragtriage.core.staleness", None)  # import fails
+def test_rows_of_a_few_changed_cases_are_made_again_in_place(shop):
     doc = TestSetDocument.load(shop)
-    corpus = load_corpus(shop.parent / "rechunked.chunks.jsonl")
-    stale = find_stale(doc, corpus)
-    assert [(e.case, e.label) for e in stale] == [("precio-entrega", "entrega-1")]
-    assert stale[0].candidates[0][0] == "envios-oficina-1"
+    rows = CaseRows.from_cases(doc.cases)
+    ids = [c.id for c in doc.cases]
+    new = make_row(doc.case("domingo"), stale=True)
+    assert rows.update({"domingo": new}, ids.index)
+    assert rows.rows[ids.index("domingo")] is new
+    order = [*ids[:2], "nuevo", *ids[2:]]
+    order.remove("reembolso")
+    from ragtriage.core.schema import Case
 
-
-def test_read_reasons_skips_meta_and_summary(tmp_path):
-    p = tmp_path / "run.jsonl"
-    p.write_text('{"type":"meta"}\n{"type":"case","id":"a","reason":"retrieval-miss"}\n{"type":"summary"}\n')
-    assert read_reasons(p) == {"a": "retrieval-miss"}
+    added = make_row(Case(id="nuevo", question="?"))
+    assert rows.update({"nuevo": added, "reembolso": None}, order.index)
+    assert [r.id for r in rows.rows] == order
+    rows.set_filter("nuevo")
+    assert [rows.visible(i).id for i in range(len(rows))] == ["nuevo"]
+    assert not rows.update({"zzz": make_row(Case(id="zzz", question="?"))}, lambda _cid: 99)  # out of step
 
 
 def test_the_filter_finds_passes_and_failures_by_word():

@@ -78,7 +78,7 @@ async def open_review(app, pilot) -> StaleScreen:
 async def go_to(app, pilot, case: str, label: str) -> None:
     """Move the list's cursor with real keys onto (case, label): j or k from where it is, or
     home then j when that is shorter."""
-    entries = app.stale_report
+    entries = app.stale.report
     at = next(i for i, e in enumerate(entries) if e.case == case and e.label == label)
     cur = app.screen._current()
     now = next((i for i, e in enumerate(entries) if e is cur), None)
@@ -100,7 +100,7 @@ async def test_enter_applies_every_automatic_fix_exactly_as_stale_fix(pydocs, fi
         await open_review(app, pilot)
         pressed = 0
         while True:
-            auto = [e for e in app.stale_report if e.fix == "auto"]
+            auto = [e for e in app.stale.report if e.fix == "auto"]
             if not auto:
                 break
             await go_to(app, pilot, auto[0].case, auto[0].label)
@@ -137,7 +137,7 @@ async def test_a_review_label_is_applied_only_when_a_person_chooses(pydocs, size
         await settle(app, pilot)
         case = app.doc.case("insert-at-front")
         assert case.expected == ("datastructures-0", "datastructures-1") and case.expect == "all"
-        assert not any(e.case == "insert-at-front" for e in app.stale_report)
+        assert not any(e.case == "insert-at-front" for e in app.stale.report)
         # a review label with two windows holding its text: a does not choose for the person;
         # 2 is held back (datastructures-13 is the stale label of pop-without-index), 1 is taken
         await go_to(app, pilot, "tuple-in-comprehension", "datastructures-52")
@@ -178,10 +178,10 @@ async def test_an_id_another_case_still_expects_is_held_back_with_the_reason(pyd
         await pilot.press("a")
         await settle(app, pilot)
         assert app.doc.case("delete-by-index").expected == ("datastructures-18", "datastructures-19")
-        before = len(app.stale_report)
+        before = len(app.stale.report)
         await pilot.press("ctrl+s")
         await settle(app, pilot)
-        assert len(app.stale_report) == before
+        assert len(app.stale.report) == before
     doc = TestSetDocument.load(pydocs, use_cache=False)
     report = staleness.check(doc, pydocs.parent / WINDOWS)
     stale_cases = {e.case for e in report.stale}

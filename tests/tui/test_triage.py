@@ -18,6 +18,7 @@ from ragtriage.core.diagnosis import TRIAGE_ORDER
 from ragtriage.core.evaluate import evaluate
 from ragtriage.core.runfile import read_run
 from ragtriage.tui import make_app
+from ragtriage.tui.edits import UpdateCase
 from ragtriage.tui.triage_state import sidecar_path
 
 from .conftest import until
@@ -122,13 +123,17 @@ async def test_case_view_shows_ranks_scores_answer_and_must_contain(shop):
         await goto(pilot, screen, "tarjeta-rechazada")
         detail = text(screen.query_one("#triage-detail"))
         assert "El pago con mi tarjeta no pasa" in detail
-        assert "✓ expected pago-2 at rank 2, inside k = 3" in detail
-        assert "1. pago-1  1.245" in detail and "2. pago-2  1.015  ★ expected" in detail
-        assert "[pago-1]" in detail and "✓ supported" in detail
+        assert "✓ expected pago-2 at rank 1, inside k = 3" in detail
+        assert "1. pago-2  1.942  ★ expected" in detail and "2. pago-1  1.322" in detail
+        assert "[pago-1]" in detail and "✓ supported" in detail  # the answerer took pago-1's sentence
         assert "✗ missing  “otra tarjeta”" in detail
         await goto(pilot, screen, "reembolso")
         detail = text(screen.query_one("#triage-detail"))
-        assert "✗ expected devolver-2 not retrieved" in detail
+        assert "✗ expected devolver-2 at rank 5, outside k = 3" in detail
+        await goto(pilot, screen, "plazo-entrega")
+        await settle(app, pilot)
+        detail = text(screen.query_one("#triage-detail"))
+        assert "✗ expected entrega-2 not retrieved: not among the 2 chunks the system returned" in detail
         summary = text(screen.query_one("#triage-summary"))
         assert "hit@3 0.714" in summary and "k=1" in summary and "◀ run" in summary
 
@@ -147,10 +152,10 @@ async def test_accept_a_retrieved_chunk_fixes_a_retrieval_miss(shop):
         assert screen.state.record("plazo-entrega")["reason"] == "retrieval-miss"
         await pilot.press("a")
         assert type(app.screen).__name__ == "ChunkChoice"
-        await pilot.press("2")  # devolver-3, rank 2
+        await pilot.press("2")  # devolver-1, rank 2
         await settle(app, pilot)
         rec = screen.state.record("plazo-entrega")
-        assert rec["expected"] == ["entrega-2", "devolver-3"]
+        assert rec["expected"] == ["entrega-2", "devolver-1"]
         assert rec["hit"] is True and rec["rank"] == 2
         assert rec["reason"] == "wrong-answer"  # found now; the answer lacks "dos días"
         counts = screen.state.counts()
@@ -163,18 +168,8 @@ async def test_accept_a_retrieved_chunk_fixes_a_retrieval_miss(shop):
     after = ts.read_text("utf-8")
     removed, added = changed_lines(before, after)
     assert removed == ["    expected: [entrega-2]"]
-    assert added[0] == "    expected: [entrega-2, devolver-3]"
-    label = added[1:]
-    assert label[0] == "  devolver-3:" and all(line.startswith("    ") for line in label[1:])
-    assert any(line.startswith("    sha: ") for line in label)
-    assert any("gastos de envío de la devolución" in line for line in label)
-    # nothing else moved: the new lines sit where they belong
-    assert (
-        after.replace("    expected: [entrega-2, devolver-3]", "    expected: [entrega-2]").replace(
-            "\n".join(label) + "\n", ""
-        )
-        == before
-    )
+    assert added == ["    expected: [entrega-2, devolver-1]"]  # devolver-1 had its label already
+    assert after.replace("    expected: [entrega-2, devolver-1]", "    expected: [entrega-2]") == before
 
 
 async def test_replace_the_expected_chunk(shop):
@@ -186,16 +181,20 @@ async def test_replace_the_expected_chunk(shop):
         screen = app.screen
         await goto(pilot, screen, "reembolso")
         await pilot.press("r")
-        await pilot.press("j", "enter")  # second choice: devolver-3
+        await pilot.press("j", "enter")  # second choice: entrega-3
         await settle(app, pilot)
         rec = screen.state.record("reembolso")
-        assert rec["expected"] == ["devolver-3"] and rec["rank"] == 2
+        assert rec["expected"] == ["entrega-3"] and rec["rank"] == 2
         assert rec["reason"] == "unnecessary-abstention"
         await pilot.press("ctrl+s")  # one save policy: ctrl+s on every screen
         await settle(app, pilot)
-    removed, added = changed_lines(before, ts.read_text("utf-8"))
-    assert "    expected: [devolver-2]" in removed and "    expected: [devolver-3]" in added
-    assert "  devolver-3:" in added
+    after = ts.read_text("utf-8")
+    removed, added = changed_lines(before, after)
+    assert "    expected: [devolver-2]" in removed and "    expected: [entrega-3]" in added
+    assert "  entrega-3:" in added
+    label = added[added.index("  entrega-3:") :]
+    assert any(line.startswith("    sha: ") for line in label)
+    assert any("número de seguimiento" in line for line in label)
     assert "  devolver-2:" in removed  # no case expects it any more: its label goes
 
 
@@ -254,9 +253,14 @@ async def test_note_and_reviewed_are_kept_across_sessions(shop):
         await pilot.press("o", *"el cliente dice reembolso", "enter")
         await pilot.press("v")
         await settle(app, pilot)
-        assert "✎ note  el cliente dice reembolso" in text(screen.query_one("#triage-detail"))
+        detail = text(screen.query_one("#triage-detail"))
+        assert "✎ review note (tester, " in detail and "on this answer): el cliente dice reembolso" in detail
+    notes = [json.loads(line) for line in ts.with_name("shop-es.notes.jsonl").read_text("utf-8").splitlines()]
+    assert [(n["case"], n["note"], n["by"], n["run"]) for n in notes] == [
+        ("reembolso", "el cliente dice reembolso", "tester", "run.jsonl")
+    ]
+    assert notes[0]["answer_sha"]  # the answer it was about
     data = json.loads(sidecar_path(run).read_text("utf-8"))
-    assert data["cases"]["reembolso"]["note"] == "el cliente dice reembolso"
     assert data["cases"]["reembolso"]["reviewed"]["reason"] == "retrieval-miss"
     app = triage_app(run)
     async with app.run_test(size=SIZE) as pilot:
@@ -266,11 +270,11 @@ async def test_note_and_reviewed_are_kept_across_sessions(shop):
         detail = text(screen.query_one("#triage-detail"))
         assert "☑ reviewed" in detail and "el cliente dice reembolso" in detail
         row = screen.table.render_line(screen.table.cursor - int(screen.table.scroll_offset.y)).text
-        assert "☑ reviewed" in row and "✎ note" in row
-        assert "☑ 1 reviewed" in text(screen.query_one("#triage-status"))
+        assert "☑" in row and "✍" in row
+        assert "☑ 1" in text(screen.query_one("#triage-status"))
         await pilot.press("v")  # toggles off
         await settle(app, pilot)
-    assert "reviewed" not in json.loads(sidecar_path(run).read_text("utf-8"))["cases"]["reembolso"]
+    assert "reviewed" not in json.loads(sidecar_path(run).read_text("utf-8"))["cases"].get("reembolso", {})
 
 
 async def test_rerun_one_case_asks_the_system_again(shop):
@@ -281,7 +285,7 @@ async def test_rerun_one_case_asks_the_system_again(shop):
         screen = app.screen
         await goto(pilot, screen, "plazo-entrega")
         # the question is rewritten (as in the editor); relabel alone cannot change the ranking
-        app.edit("update_case", "plazo-entrega", question="cuándo llega el pedido")
+        app.edit(UpdateCase("plazo-entrega", {"question": "cuándo llega el pedido"}))
         await pilot.press("R")
         await settle(app, pilot)
         rec = screen.state.record("plazo-entrega")
@@ -307,7 +311,7 @@ async def test_editor_opens_on_the_case_and_edits_are_recomputed(shop):
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.screen is screen
-        app.edit("update_case", "precio-entrega", expected=["pago-1"])  # as the editor does
+        app.edit(UpdateCase("precio-entrega", {"expected": ["pago-1"]}))  # as the editor does
         await settle(app, pilot)
         assert screen.state.record("precio-entrega")["reason"] == "retrieval-miss"
 
@@ -344,12 +348,12 @@ async def test_run_from_the_app_with_builtin_fills_the_table(shop):
         await pilot.press("ctrl+s")
         await pilot.press("j", "k")  # keys are handled while the worker runs
         await settle(app, pilot)
-        assert not screen.running
+        assert not app.run_session.running
         assert len(screen.state) == 8
         new = read_run(out)
         assert new.summary is not None and len(new.cases) == 8
         assert screen.state.counts() == new.summary["reasons"]
-        assert screen.run_path == Path(out) and app.run_path == Path(out)
+        assert app.run_path == Path(out) and Path(out).parent.name == "runs"  # as the CLI's runs
         await pilot.press("tab")
         assert screen.table.current_group is not None
 
@@ -387,8 +391,8 @@ async def test_keys_work_during_a_run_and_cancel_keeps_what_finished(shop, gated
         dialog.query_one("#run-system").value = "python:triage_gated_system:answer"
         out = Path(dialog.query_one("#run-out").value)
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: len(screen.state) == 3)
-        assert screen.running
+        await until(pilot, lambda: screen.state is not None and len(screen.state) == 3)
+        assert app.run_session.running
         assert "running 3/8" in text(screen.query_one("#triage-status"))
         assert screen.query_one("#triage-progress-row").display
         # keys keep working during the run
@@ -397,12 +401,12 @@ async def test_keys_work_during_a_run_and_cancel_keeps_what_finished(shop, gated
         await pilot.press("j")
         assert screen.table.current_id != first
         await pilot.press("v")
-        assert screen.sidecar.reviewed(screen.table.current_id)
+        assert app.run_session.reviewed(screen.table.current_id)
         await pilot.press("c")  # cancel
         await until(pilot, lambda: "cancelling" in text(screen.query_one("#triage-run-status")))
         gated_system.set()  # the cases in flight answer only after the cancel was taken
         await settle(app, pilot)
-        assert not screen.running
+        assert not app.run_session.running
         assert len(screen.state) == 3
     lines = [orjson.loads(x) for x in out.read_bytes().splitlines()]
     assert [x["type"] for x in lines] == ["meta", "case", "case", "case"]  # no summary: resumable
@@ -441,12 +445,18 @@ async def test_cases_screen_opens_triage_when_a_run_is_loaded(shop):
         await goto(pilot, screen, "garantía")
         await pilot.press("u")
         await settle(app, pilot)
-        assert app.reasons["garantía"] == "appropriate-abstention"
+        assert app.run_session.reason("garantía") == "appropriate-abstention"
+        await pilot.press("escape")
+        await settle(app, pilot)
+        row = app.screen.rows.rows[[r.id for r in app.screen.rows.rows].index("garantía")]
+        assert row.reason == "appropriate-abstention"  # the Cases column is the same records
+        await pilot.press("t")  # and Triage again, at once: the run is not read again
+        assert type(app.screen).__name__ == "TriageScreen"
         await pilot.press("escape")
         assert type(app.screen).__name__ == "CasesScreen"
 
 
-async def test_edit_without_run_has_no_triage_key(shop):
+async def test_t_without_a_run_says_how_to_make_one(shop):
     ts, _run, _ = shop
     app = make_app(ts, None, recovery=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -454,6 +464,7 @@ async def test_edit_without_run_has_no_triage_key(shop):
         app.screen.table.focus()
         await pilot.press("t")
         assert type(app.screen).__name__ == "CasesScreen"
+        assert any("no run loaded: ctrl+r runs the test set" in n.message for n in app._notifications)
 
 
 async def test_every_action_is_in_the_footer_and_the_palette(shop):
@@ -487,11 +498,11 @@ async def test_every_action_is_in_the_footer_and_the_palette(shop):
 
 
 async def test_a_prefetched_run_is_the_one_shown(shop):
-    from ragtriage.tui.triage_state import prefetch_run
+    from ragtriage.tui.run_session import Prefetch
 
     ts, run, summary = shop
-    prefetch_run(run)  # what `ragtriage triage` does before the app starts
-    app = triage_app(run)
+    prefetch = Prefetch(run)  # what `ragtriage triage` does before the app starts
+    app = make_app(ts, run, mode="triage", recovery=False, prefetch=prefetch)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert app.screen.state.counts() == summary["reasons"]

@@ -1,5 +1,6 @@
-"""The Triage screen's Textual-free parts, each alone: which cases to recompute after a
-change (triage_sync), a run started from the app (triage_run), the summary pane's numbers."""
+"""The run side's Textual-free parts, each alone: the run session keeping a run's records
+up to date edit by edit, which cases to recompute for a test set just opened (triage_sync),
+a run started from the app (triage_run), the summary pane's numbers."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import pytest
 
 from ragtriage.core.document import TestSetDocument
 from ragtriage.core.evaluate import evaluate
+from ragtriage.tui.edits import EVERYTHING, UpdateCase
+from ragtriage.tui.run_session import RecordsChanged, RunSession
 from ragtriage.tui.session import Session
 from ragtriage.tui.triage_run import RunController
 from ragtriage.tui.triage_state import Sidecar, TriageState, load_triage
-from ragtriage.tui.triage_sync import RunSync, rescore, rescore_all
+from ragtriage.tui.triage_sync import first_sync, rescore_all
 from ragtriage.tui.widgets.triage_summary import compute, summary_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,41 +39,51 @@ def test_first_sync_recomputes_nothing_on_the_runs_own_test_set_and_all_on_anoth
     ts, run_path, _run = shop
     meta, _summary, _state, side = load_triage(run_path)
     session = _session(ts)
-    assert RunSync().first(session, meta, side) == []
-    side.rerun["x"] = {"id": "x"}
-    assert RunSync().first(session, meta, side) == ["x"]
-    session.update_case(session.doc.cases[0].id, notes="changed outside triage")
-    assert RunSync().first(session, meta, Sidecar.load(run_path)) is None
+    assert first_sync(session.doc, meta, side) == []
+    side.rerun["x"] = {"id": "x"}  # type: ignore[typeddict-item]
+    assert first_sync(session.doc, meta, side) == ["x"]
+    session.apply(UpdateCase(session.doc.cases[0].id, {"notes": "changed outside triage"}))
+    assert first_sync(session.doc, meta, Sidecar.load(run_path)) is None
 
 
-def test_changed_names_the_edited_cases_and_all_after_an_undo(shop):
-    ts, *_ = shop
-    session = _session(ts)
-    sync = RunSync()
-    sync.mark(session)
-    assert sync.changed(session) == []
-    first, second = (c.id for c in session.doc.cases[:2])
-    session.update_case(first, notes="n")
-    assert sync.changed(session) == [first]
-    session.update_case(second, id="garantía-1")
-    assert sync.changed(session) == sorted([second, "garantía-1"])
-    session.undo()
-    assert sync.changed(session) is None
-    session.save()
-    assert sync.changed(session) == []  # a save cleared the log: nothing changed
-
-
-def test_rescore_moves_a_relabelled_case_and_notes_it(shop):
+def test_the_run_session_recomputes_only_the_cases_an_edit_touched(shop):
     ts, run_path, run = shop
-    _meta, _summary, state, side = load_triage(run_path)
+    events: list = []
+    rs = RunSession(ts, emit=events.append)
+    rs.opened(run_path, RunSession.read(run_path))
     session = _session(ts)
+    assert rs.catch_up(session) is None  # the run's own test set: nothing to recompute
+    events.clear()
     rec = next(r for r in run.cases if r["expected"])
-    session.update_case(rec["id"], unanswerable=True, expected=None)
-    assert rescore(state, [rec["id"]], session.doc, side) == 1
-    assert state.record(rec["id"])["reason"] != rec["reason"]
-    assert rec["id"] in side.rescored
-    again = rescore_all(list(state.records), session.doc, state.k)
-    assert again == []  # everything is up to date now
+    change = session.apply(UpdateCase(rec["id"], {"unanswerable": True, "expected": None}))
+    assert change.cases == {rec["id"]} and change.labels == set(rec["expected"])
+    assert rs.changed(change, session) is None  # done at once, no worker
+    assert rs.reason(rec["id"]) == "unanswerable-answered" != rec["reason"]
+    assert events == [RecordsChanged(frozenset({rec["id"]}))]
+    assert rec["id"] in rs.sidecar.rescored
+    undone = session.undo()
+    assert undone is not None and undone.cases == change.cases  # an undo names what it took back
+    rs.changed(undone, session)
+    assert rs.reason(rec["id"]) == rec["reason"]
+    assert rescore_all(list(rs.state.records), session.doc, rs.k) == []  # everything is up to date
+
+
+def test_a_reload_recomputes_every_case_in_a_worker_above_the_inline_limit(shop, monkeypatch):
+    import ragtriage.tui.run_session as run_session
+
+    ts, run_path, _run = shop
+    rs = RunSession(ts)
+    rs.opened(run_path, RunSession.read(run_path))
+    monkeypatch.setattr(run_session, "RESCORE_INLINE", 2)
+    session = _session(ts)
+    session.apply(UpdateCase(session.doc.cases[0].id, {"question": "¿otra pregunta?"}))
+    job = rs.catch_up(session)  # a test set changed outside triage: every case
+    assert job is not None
+    assert rs.changed(EVERYTHING, session) is None  # one full recompute at a time…
+    again = rs.rescored(job.run(), session)
+    assert again is not None  # …and the change made while it ran is the next one
+    assert rs.rescored(again.run(), session) is None
+    assert rs.state.record(session.doc.cases[0].id)["question"] == "¿otra pregunta?"
 
 
 def test_run_controller_queues_every_record_and_writes_the_run(shop, tmp_path):

@@ -15,6 +15,7 @@ from ..base import AppScreen, detail_bindings
 from ..case_ops import delete_case, duplicate_case, toggle_unanswerable
 from ..messages import DocumentChanged
 from ..rows import COLUMNS, CaseRows, Row, make_row
+from ..run_session import MarksChanged, RecordsChanged, RunEvent, RunOpened
 from ..widgets.case_detail import CaseDetail, describe_case
 from ..widgets.case_table import CaseTable
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
@@ -28,12 +29,14 @@ class CasesScreen(AppScreen[None]):
     HELP_TITLE = "Cases"
     HELP_INTRO = """
 Every case of the test set. Flags: ✎ draft (no expected chunk yet),
-∅ unanswerable, ⚠ stale label. With --run, the reason of each case (✓ pass, ✗ fail).
-Filter with / (matches id, topic, question, chunk ids, flags, reason, pass/fail, tags).
-ctrl+r runs the test set on a system; t opens the run's failures (Triage);
-ctrl+e exports it (every format of ragtriage export, or the CI report of the run).
-Saving is the same on every screen: each change is one undo step (ctrl+z),
-ctrl+s writes the file, q asks before dropping unsaved changes, and a crash
+∅ unanswerable, ⚠ stale label. With a run (--run, or one started with {ctrl+r}),
+the reason of each case as the run's records say it now (✓ pass, ✗ fail), and in
+the detail pane the latest review note written in triage. Filter with {/}
+(matches id, topic, question, chunk ids, flags, reason, pass/fail, tags).
+{t} opens the run's failures (Triage); {ctrl+e} exports the test set (every
+format of ragtriage export, or the CI report of the run).
+Saving is the same on every screen: each change is one undo step ({ctrl+z}),
+{ctrl+s} writes the file, {q} asks before dropping unsaved changes, and a crash
 leaves a recovery file the next start offers to restore.
 """
 
@@ -152,7 +155,9 @@ leaves a recovery file the next start offers to restore.
         super().__init__()
         self.rows = CaseRows()
         self._row_cache: dict[tuple, tuple] = {}
-        self._seen: tuple | None = None
+        self._seen: object | None = None  # the session the rows were built from
+        self._pending: set[str] | None = None  # cases whose rows are out of date (None: all)
+        self._stale_ids: set[str] = set()
         self._detail_for: str | None = None
         self._detail_pending = False
         self._detail_timer: Timer | None = None
@@ -179,16 +184,31 @@ leaves a recovery file the next start offers to restore.
     def table(self) -> CaseTable:
         return self.query_one(CaseTable)
 
-    # -- state -----------------------------------------------------------------------
+    # -- state: only the rows of the cases a change touched are made again ----------------
+    def _outdated(self, ids: frozenset[str] | set[str] | None) -> None:
+        if ids is None or self._pending is None:
+            self._pending = None
+        else:
+            self._pending |= ids
+
     def document_changed(self, event: DocumentChanged) -> None:
+        self._outdated(event.case_ids)
         self.show_state()
-        if event.focus is not None and self.rt.screen is self and event.focus != self.table.current_id:
-            self.table.move_to(event.focus)  # the case an undo brought back: show it
+        focus = event.focus
+        if focus is not None and self.rt.screen is self and focus != self.table.current_id:
+            self.table.move_to(focus)  # the case an undo brought back: show it
+
+    def run_changed(self, event: RunEvent) -> None:
+        if isinstance(event, RecordsChanged):
+            self._outdated(event.case_ids)
+        elif isinstance(event, RunOpened):
+            self._outdated(None)
+        elif not isinstance(event, MarksChanged):
+            return
+        self.show_state()
 
     def show_state(self) -> None:
         app = self.rt
-        if not self.is_current and app.loaded:
-            return  # under another screen (Triage in `ragtriage triage`): caught up on resume
         if not app.loaded:
             if app.preview and not len(self.rows.rows):
                 self.rows.replace([make_row(c) for c in app.preview])
@@ -198,27 +218,51 @@ leaves a recovery file the next start offers to restore.
                 )
                 self._show_detail(self.table.current_id)
             return
-        table = self.table
-        session = app.session
-        key = (id(session), session.generation, id(app.stale_report), id(app.reasons))
-        if key != self._seen:
-            self._seen = key
-            keep = table.current_id
-            self.rows.replace(self._build_rows())
-            table.show_reason = bool(app.reasons)
-            table.set_rows(self.rows, keep)
+        stale = app.stale.ids
+        if stale != self._stale_ids:
+            self._outdated(stale ^ self._stale_ids)
+            self._stale_ids = stale
+        if not self.is_current:
+            return  # under another screen: caught up when shown again
+        self._sync_rows()
         self._update_status()
-        self._show_detail(table.current_id)
+        self._show_detail(self.table.current_id)
+
+    def _sync_rows(self) -> None:
+        app = self.rt
+        session, table = app.session, self.table
+        pending, self._pending = self._pending, set()
+        keep = table.current_id
+        table.show_reason = app.run_session.has_reasons()
+        if self._seen is not session or pending is None or not self.rows.rows:
+            self._seen = session
+            self.rows.replace(self._build_rows())
+            table.set_rows(self.rows, keep)
+            return
+        if not pending:
+            return
+        doc, run, stale = session.doc, app.run_session, self._stale_ids
+        changed = {
+            cid: make_row(doc.case(cid), cid in stale, run.reason(cid)) if cid in doc else None
+            for cid in pending
+        }
+        if not self.rows.update(changed, doc.index_of):
+            self.rows.replace(self._build_rows())
+            table.set_rows(self.rows, keep)
+            return
+        table.widen(r for r in changed.values() if r is not None)
+        table.refresh_rows(keep)
 
     def _build_rows(self) -> list[Row]:
         app = self.rt
-        stale = app.stale_ids
-        reasons = app.reasons
+        stale = self._stale_ids
+        run = app.run_session
+        reason = run.reason if run.has_reasons() else (lambda _cid: None)
         cache = self._row_cache
         fresh: dict[tuple, tuple] = {}
         rows = []
         for case in app.doc.cases:
-            k = (id(case), case.id in stale, reasons.get(case.id))
+            k = (id(case), case.id in stale, reason(case.id))
             hit = cache.get(k)
             if hit is None or hit[0] is not case:
                 hit = (case, make_row(case, k[1], k[2]))
@@ -238,13 +282,16 @@ leaves a recovery file the next start offers to restore.
             parts.append(
                 f"sorted by {self.rows.sort_column}{' (reversed)' if self.rows.sort_reverse else ''}"
             )
-        if app.stale_report:
-            parts.append(f"⚠ {len(app.stale_report)} stale label{'s' * (len(app.stale_report) != 1)}")
+        stale = app.stale.report
+        if stale:
+            parts.append(f"⚠ {len(stale)} stale label{'s' * (len(stale) != 1)}")
         if app.corpus is None and app.corpus_path is not None and not app.corpus_error:
             parts.append("loading corpus…")
         elif app.corpus_error:
             parts.append("corpus not loaded")
-        if app.loaded and app.session.dirty:
+        if app.loaded and app.session.saving is not None:
+            parts.append("saving…")
+        elif app.loaded and app.session.dirty:
             parts.append("● unsaved")
         self.query_one("#status", Static).update(" · ".join(parts))
 
@@ -260,17 +307,20 @@ leaves a recovery file the next start offers to restore.
             )
         except (KeyError, StopIteration):
             return
-        stale = [e for e in app.stale_report or () if e.case == case_id]
-        note = "loading corpus…" if app.corpus is None and app.corpus_path is not None else "no corpus"
+        run = app.run_session
+        note = run.note(case_id) if app.loaded else None
+        corpus_note = "loading corpus…" if app.corpus is None and app.corpus_path is not None else "no corpus"
         labels = app.doc.labels if app.loaded else {}
         detail.show(
             describe_case(
                 case,
                 corpus=app.corpus,
                 labels=labels,
-                stale=stale,
-                reason=app.reasons.get(case_id),
-                corpus_note=note,
+                stale=app.stale.entries_of(case_id),
+                reason=run.reason(case_id),
+                corpus_note=corpus_note,
+                review_note=note,
+                note_current=note.about(run.record(case_id)) if note is not None else False,
             )
         )
 
@@ -379,7 +429,8 @@ leaves a recovery file the next start offers to restore.
         pos = self.rows.next_flagged(self.table.cursor)
         if pos is None:
             self.notify(
-                "no flagged case: no draft, no stale label" + (", no failure" if self.rt.reasons else "")
+                "no flagged case: no draft, no stale label"
+                + (", no failure" if self.rt.run_session.has_reasons() else "")
             )
         else:
             self.table.cursor = pos
@@ -394,7 +445,7 @@ leaves a recovery file the next start offers to restore.
 
     def action_add(self) -> None:
         if self.rt.loaded:
-            self.open_editor(None)
+            self.rt.open_editor(None, after=self.table.current_id)
 
     def action_duplicate(self) -> None:
         cid = self._current()
@@ -426,8 +477,6 @@ leaves a recovery file the next start offers to restore.
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("edit", "add") and not isinstance(self.focused, CaseTable):
             return False  # in the filter box, enter submits the filter and n is a letter
-        if action == "triage":
-            return self.rt.run_path is not None
         return True
 
     def action_triage(self) -> None:

@@ -19,10 +19,11 @@ from ...core.errors import InputError
 from ...core.schema import Case
 from ..base import AppScreen
 from ..case_ops import delete_case, duplicate_case
+from ..dialogs.common import confirm
+from ..edits import AddCase, RemoveCase, UpdateCase
 from ..messages import DocumentChanged
 from ..widgets.checkbox import Checkbox  # [x]/[ ], not ▐X▌ both ways
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
-from .dialogs import confirm
 
 FIELD_HELP = {
     "id": "unique, no spaces (Unicode is fine)",
@@ -47,13 +48,15 @@ class EditorScreen(AppScreen[None]):
 
     HELP_TITLE = "Case editor"
     HELP_INTRO = """
-tab / shift+tab move between fields; a field is applied when you leave it
+{tab} / {shift+tab} move between fields; a field is applied when you leave it
 (one undo step each). Errors appear under the field as you type; an invalid
-field is never written. escape goes back to the cases.
+field is never written. {escape} goes back to the cases.
 
-The Cases keys, with ctrl because letters are typed here: ctrl+n new case,
-ctrl+d duplicate; ctrl+o picks chunks (ctrl+p is the palette) and f8 deletes
-the case (ctrl+x cuts text).
+The Cases keys, with ctrl because letters are typed here: {ctrl+n} new case
+(placed after the case you came from, and the next after it), {ctrl+d}
+duplicate; {ctrl+o} picks chunks (ctrl+p is the palette) and {f8} deletes the
+case (ctrl+x cuts text). The test-set notes field is part of the case; review
+notes written in triage are kept beside the test set and shown on Cases.
 """
 
     BINDINGS = [
@@ -66,9 +69,11 @@ the case (ctrl+x cuts text).
         Binding("f8", "delete", "Delete case", priority=True, id="editor.delete"),
     ]
 
-    def __init__(self, case_id: str | None) -> None:
+    def __init__(self, case_id: str | None, *, after: str | None = None) -> None:
         super().__init__()
         self.case_id = case_id
+        # a new case goes after this one (the Cases cursor's), and the next after it: in order
+        self.after = after if after is not None else case_id
         self.errors: dict[str, str] = {}
         self._shown: Case | None = None  # the case object the form was loaded from
         self._original: Case | None = None  # the case as it was when the editor opened
@@ -98,7 +103,8 @@ the case (ctrl+x cuts text).
     def on_mount(self) -> None:
         self._original = self._case()
         self.load_form()
-        self.set_focus(self.query_one("#f-question" if self.case_id else "#f-id"))
+        self.set_focus(self.query_one("#f-question" if self.case_id else "#f-id"), scroll_visible=False)
+        self.query_one("#form", VerticalScroll).scroll_home(animate=False)  # the id label first
         early, self._early_keys = self._early_keys or [], None
         for key in early:  # through the app again: bindings first, then the field with focus
             self.app.post_message(events.Key(key.key, key.character))
@@ -221,12 +227,11 @@ the case (ctrl+x cuts text).
         try:
             if case is None:
                 fields = {k: v for k, v in changes.items() if v not in (None, (), "any", False)}
-                index = self._insert_index()
-                self.rt.edit("add_case", index, **fields)
-                self.case_id = fields["id"]
+                self.rt.edit(AddCase(self._insert_index(), fields))
+                self.case_id = self.after = fields["id"]
                 self.notify(f"added case {self.case_id}")
             else:
-                self.rt.edit("update_case", self.case_id, **changes)
+                self.rt.edit(UpdateCase(case.id, changes))
                 if "id" in changes and changes["id"]:
                     self.case_id = changes["id"]
         except InputError as e:
@@ -239,12 +244,11 @@ the case (ctrl+x cuts text).
         return True
 
     def _insert_index(self) -> int | None:
-        """New cases go right after the case under the Cases cursor (or at the end)."""
-        cur = self.rt.cases_cursor()
-        try:
-            return self.rt.doc.index_of(cur) + 1 if cur else None
-        except KeyError:
-            return None
+        """A new case goes right after the case it was started from — the Cases cursor's, then
+        the last one added here, so several new cases keep the order they were written in —
+        or at the end."""
+        doc = self.rt.doc
+        return doc.index_of(self.after) + 1 if self.after is not None and self.after in doc else None
 
     def document_changed(self, event: DocumentChanged) -> None:
         """The document changed elsewhere (undo, picker, reload): show it."""
@@ -305,11 +309,11 @@ the case (ctrl+x cuts text).
         if current is None:
             return
         if original is None:
-            self.rt.edit("remove_case", current.id)
+            self.rt.edit(RemoveCase(current.id))
         else:
             fields = _differences(current, {name: getattr(original, name) for name in FIELD_HELP})
             if fields:
-                self.rt.edit("update_case", current.id, **fields)
+                self.rt.edit(UpdateCase(current.id, fields))
         self.case_id = original.id if original is not None else None
         self.notify(
             "changes to this case dropped" + (f": {self.case_id} is as it was" if self.case_id else "")
@@ -328,6 +332,8 @@ the case (ctrl+x cuts text).
         if not self.commit():
             self.notify("fix the fields marked ✗ first", severity="error")
             return
+        if self.case_id is not None:
+            self.after = self.case_id  # the new case goes right after this one
         self.case_id = None
         self.load_form()
         self.query_one("#f-id").focus()

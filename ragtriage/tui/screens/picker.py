@@ -24,9 +24,11 @@ from textual.widgets.option_list import Option
 from ...core.corpus import Corpus
 from ...core.schema import Case
 from ..base import AppScreen
+from ..edits import UpdateCase
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 RESULTS = 30
+SYSTEM = "system:"  # the option id of a chunk --system retrieved (a chunk may be in both lists)
 BROWSE = 200  # an empty query lists this many chunks, by document
 INDENT = 11
 PREVIEW_LINES = 2
@@ -80,15 +82,20 @@ class PickerScreen(AppScreen[None]):
     HELP_TITLE = "Chunk picker"
     HELP_INTRO = """
 Search the corpus (the question is pre-filled); ● marks chunks the case
-already expects. Accents don't matter and words match their other forms in the
-test set's language (bestelle finds Bestellung); when no word is found, close
-spellings are searched and the status line says which. An empty search lists
-the chunks by document.
+already expects. It is the same search the builtin system retrieves with:
+accents don't matter, words match their other forms in the test set's language
+(bestelle finds Bestellung), separable verbs and compounds are read (ruf … an
+finds anrufen, Versandkosten finds Kosten), and the language's lexicon widens a
+question with the words documents use (Porto asks for Versandkosten too). When
+no word is found, close spellings are searched and the status line says which.
+An empty search lists the chunks by document. With edit --system SPEC, the
+chunks your system retrieves for the question are listed under the results.
 
-Toggle a chunk with space or enter. In the search box, ↑/↓ move the highlight
-in the list and space then toggles it (right after typing, space is a space).
-A (shift+a) switches expect between any (one chunk suffices) and all (the answer needs
-every one). Labels (what the chunk says now) are recorded when you save.
+Toggle a chunk with {space} or {enter}. In the search box, {up}/{down} move the
+highlight in the list and {space} then toggles it (right after typing, space is
+a space). {A} (shift+a) switches expect between any (one chunk suffices) and all
+(the answer needs every one); {/} goes back to the search box. Labels (what the
+chunk says now) are recorded when you save.
 """
 
     BINDINGS = [
@@ -212,7 +219,7 @@ every one). Labels (what the chunk says now) are recorded when you save.
         elif not query.strip():
             self.post_message(self.Found(query, [(cid, 0.0) for cid in index.browse(BROWSE)], {}, True))
         else:
-            hits = index.search(query, RESULTS)
+            hits = index.hits(query, RESULTS)
             self.post_message(self.Found(query, hits.results, hits.fuzzy))
 
     @on(Found)
@@ -256,12 +263,32 @@ every one). Labels (what the chunk says now) are recorded when you save.
                 options.append(Option(self._prompt(None, cid, None, True, corpus), id=cid))
                 shown.append(cid)
         self.shown = [(cid, cid in expected) for cid in shown]  # (chunk id, ● expected)
+        options += self._system_options(expected)
         lst = self.query_one("#results", ChunkList)
         keep = lst.highlighted
         lst.set_options(options)
         if options:
             lst.highlighted = min(keep or 0, len(options) - 1)
         self.query_one("#picker-status", Static).update(self._status())
+
+    def _system_options(self, expected: set[str]) -> list[Option]:
+        """What ``edit --system SPEC`` retrieves for the case's question, under the results
+        (a person labels with what the real system finds, not only with the lexical search)."""
+        spec = self.rt.system_spec
+        if not spec or spec == "builtin":
+            return []
+        got = self.rt.system_ranking(self.case_id)
+        if got is None:
+            head = f"── asking {spec} what it retrieves for the question…"
+        elif got.error and not got.ranking:
+            head = f"── {spec} could not answer: {got.error}"
+        else:
+            head = f"── what {spec} retrieves for the question ({len(got.ranking)})"
+        out = [Option(Text(head, style="bold"), disabled=True)]
+        corpus = self.rt.corpus
+        for rank, cid in enumerate(got.ranking[:10] if got is not None else [], 1):
+            out.append(Option(self._prompt(rank, cid, None, cid in expected, corpus), id=f"{SYSTEM}{cid}"))
+        return out
 
     def _status(self) -> str:
         n = len(self.results)
@@ -307,12 +334,12 @@ every one). Labels (what the chunk says now) are recorded when you save.
             return
         cid = lst.get_option_at_index(lst.highlighted).id
         if cid is not None:
-            self.toggle_chunk(cid)
+            self.toggle_chunk(cid.removeprefix(SYSTEM))
 
     @on(OptionList.OptionSelected, "#results")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id is not None:
-            self.toggle_chunk(event.option.id)
+            self.toggle_chunk(event.option.id.removeprefix(SYSTEM))
 
     def toggle_chunk(self, chunk_id: str) -> None:
         case = self._case()
@@ -329,7 +356,7 @@ every one). Labels (what the chunk says now) are recorded when you save.
         if case.unanswerable and expected:
             fields["unanswerable"] = None
             msg += " · no longer unanswerable"
-        self.rt.edit("update_case", self.case_id, **fields)
+        self.rt.edit(UpdateCase(self.case_id, fields))
         self.notify(msg, timeout=2)
 
     def action_toggle_expect(self) -> None:
@@ -337,7 +364,7 @@ every one). Labels (what the chunk says now) are recorded when you save.
         if case is None:
             return
         new = "any" if case.expect == "all" else "all"
-        self.rt.edit("update_case", self.case_id, expect=None if new == "any" else "all")
+        self.rt.edit(UpdateCase(self.case_id, {"expect": None if new == "any" else "all"}))
         self.notify(f"expect: {new}", timeout=2)
 
     def move_highlight(self, by: int) -> bool:

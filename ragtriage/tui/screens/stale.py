@@ -1,9 +1,10 @@
 """Stale labels: what a label said, what the corpus has now, one key to resolve.
 
 Every proposal shown and applied here is the engine's (:func:`..data.proposal`): ``enter``
-writes for an automatic label exactly what ``ragtriage stale --fix`` writes, and never
-applies a label the engine leaves for review; a person chooses (``1``–``9`` one candidate,
-``a`` the proposal of a split with ``expect: all``)."""
+writes for an automatic label exactly what ``ragtriage stale --fix`` writes, ``F`` writes
+every automatic fix at once (one undo step), and a label the engine leaves for review is
+applied only when a person chooses (``1``–``9`` one candidate, ``a`` the proposal of a
+split with ``expect: all``)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,12 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core.corpus import Chunk
+from ...core.staleness import Fix
+from ...core.text import normalize_text
 from ..base import AppScreen, detail_bindings
-from ..data import Proposal, StaleEntry, held_back, proposal, remembered_spans
+from ..data import LabelFix, Proposal, StaleEntry, fix_edits, held_back, proposal, remembered_spans, settled
+from ..edits import UpdateCase
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 STATUS_HELP = {
@@ -45,6 +50,24 @@ def _fmt_ids(p: Proposal) -> str:
     return ids + (", expect: all" if p.expect_all else "")
 
 
+def how_close(remembered: str, chunk: Chunk | None, status: str, score: float) -> str:
+    """A candidate's likeness to the remembered text, in words (the engine's score is a
+    share of characters or words, not a confidence: a chunk four times as long as the text
+    it holds whole scores 0.25)."""
+    if chunk is None:
+        return "not in the corpus"
+    if not remembered:
+        return "shares the question's rarer words"
+    mine, theirs = normalize_text(remembered), normalize_text(chunk.text)
+    if mine == theirs:
+        return "the same text"
+    if mine in theirs:
+        return f"holds all of it (the text is {score:.0%} of this chunk)"
+    if status == "split":
+        return "holds a piece of it"
+    return f"about {score:.0%} alike"
+
+
 class StaleScreen(AppScreen[None]):
     """Every stale label, with the remembered text and the candidates, one under the other."""
 
@@ -52,16 +75,20 @@ class StaleScreen(AppScreen[None]):
     HELP_INTRO = """
 A label is stale when the corpus no longer holds what the chunk said when it
 was labelled (staleness.md). Each row says auto (ragtriage stale --fix would
-fix it by itself) or review (a person decides). enter applies an automatic
-fix exactly as --fix writes it; a review label is applied only by choosing:
-1–9 one candidate, a the whole proposal of a split (expect: all). p opens the
-chunk picker, u marks the case unanswerable, r checks again, pgup/pgdn (or
-tab, then the arrows) scroll the candidates. An id another case still expects
-with its old text is held back, as --fix holds it back. Changes are saved
-with ctrl+s; the test set's corpus: then names the chunks file checked against.
-"""
+fix it by itself) or review (a person decides). {enter} applies the automatic
+fix shown exactly as --fix writes it, {F} applies every automatic fix at once
+(one undo step); a review label is applied only by choosing: {1}–9 one
+candidate, {a} the whole proposal of a split (expect: all). {p} opens the chunk
+picker, {u} marks the case unanswerable, {l} checks the labels again,
+{pgup}/{pgdn} scroll the candidates. An id another case still expects with
+its old text is held back, as --fix holds it back.
 
-    DETAIL = "#stale-detail"
+Each candidate says how close it is to the remembered text in words: "holds
+all of it (the text is 25 % of this chunk)" is a sure match inside a longer
+chunk, not a weak one. Changes are saved with {ctrl+s}; the test set's corpus:
+then names the chunks file checked against, and the save says how many labels
+are still stale against it.
+"""
 
     DETAIL = "#stale-detail"
 
@@ -74,24 +101,40 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
             id="stale.accept",
             tooltip="apply the automatic fix (what ragtriage stale --fix writes); review labels: choose",
         ),
+        Binding(
+            "F",
+            "fix_all",
+            "Fix all auto",
+            id="stale.fix_all",
+            tooltip="every automatic fix, as one undo step",
+        ),
         Binding("1", "accept(0)", "Candidate", key_display="1-9", id="stale.accept1"),
-        Binding("2", "accept(1)", "Accept candidate 2", show=False, id="stale.accept2"),
-        Binding("3", "accept(2)", "Accept candidate 3", show=False, id="stale.accept3"),
-        Binding("4", "accept(3)", "Accept candidate 4", show=False, id="stale.accept4"),
-        Binding("5", "accept(4)", "Accept candidate 5", show=False, id="stale.accept5"),
-        Binding("6", "accept(5)", "Accept candidate 6", show=False, id="stale.accept6"),
-        Binding("7", "accept(6)", "Accept candidate 7", show=False, id="stale.accept7"),
-        Binding("8", "accept(7)", "Accept candidate 8", show=False, id="stale.accept8"),
-        Binding("9", "accept(8)", "Accept candidate 9", show=False, id="stale.accept9"),
+        *(
+            Binding(str(n), f"accept({n - 1})", f"Accept candidate {n}", show=False, id=f"stale.accept{n}")
+            for n in range(2, 10)
+        ),
         Binding("a", "accept_all", "Proposal", id="stale.accept_all", tooltip="accept the proposal shown"),
         Binding("pagedown", "page_detail(1)", "Scroll", key_display="pgdn", priority=True, id="stale.pgdn"),
-        Binding("pageup", "page_detail(-1)", "Scroll up", show=False, priority=True, id="stale.pgup"),
+        Binding(
+            "pageup",
+            "page_detail(-1)",
+            "Scroll up",
+            key_display="pgup",
+            show=False,
+            priority=True,
+            id="stale.pgup",
+        ),
         Binding("l", "review_stale", "Re-check", id="stale.recheck"),
         Binding("p", "pick", "Pick", id="stale.pick"),
         Binding("u", "unanswerable", "Unanswerable", id="stale.unanswerable"),
         Binding("escape", "back", "Back", id="stale.back"),
         *detail_bindings("stale"),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._targets: dict[tuple[str, str], str] = {}
+        self._targets_of: list[StaleEntry] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="stale-status")
@@ -107,7 +150,18 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
 
     @property
     def entries(self) -> list[StaleEntry]:
-        return list(self.rt.stale_report or ())
+        return list(self.rt.stale.report or ())
+
+    def targets(self) -> dict[tuple[str, str], str]:
+        """The automatic fixes safe together, settled once per list shown (as --fix settles)."""
+        report = self.rt.stale.report
+        if report is not self._targets_of:
+            self._targets_of = report
+            self._targets = settled(report or [])
+        return self._targets
+
+    def _proposal(self, e: StaleEntry) -> Proposal | None:
+        return proposal(self.entries, e, self.targets())
 
     def checked_against(self) -> str:
         """Which chunks file the labels were judged against, and why that one."""
@@ -123,8 +177,8 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
         app = self.rt
         status = self.query_one("#stale-status", Static)
         lst = self.query_one(StaleList)
-        if app.stale_report is None:
-            status.update(app.corpus_error or f"checking labels against {self.checked_against()}…")
+        if app.stale.report is None:
+            status.update(Text(app.corpus_error or f"checking labels against {self.checked_against()}…"))
             lst.clear_options()
             return
         entries = self.entries
@@ -133,23 +187,26 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
         against = self.checked_against()
         if entries:
             lst.highlighted = min(keep or 0, len(entries) - 1)
-            n_auto = sum(1 for e in entries if e.fix == "auto")
+            n_auto = sum(1 for e in entries if e.fix == Fix.AUTO)
+            fix_all = " · F fixes every auto one" if n_auto > 1 else ""
             status.update(
-                f"⚠ {len(entries)} stale ({n_auto} auto, {len(entries) - n_auto} review) · "
-                f"checked against {against}"
+                Text(
+                    f"⚠ {len(entries)} stale ({n_auto} auto, {len(entries) - n_auto} review) · "
+                    f"checked against {against}{fix_all}"
+                )
             )
         else:
             msg = f"✓ no stale label against {against}"
             if app.corpus_override is None:
                 msg += " · re-chunked? open with --corpus NEW.chunks.jsonl"
-            status.update(msg)
+            status.update(Text(msg))
         self._show()
 
     @staticmethod
     def _row(e: StaleEntry, i: int) -> Option:
         """Two lines at every width (auto/review and the case; the label and its status): a
         long id is cut with …, never broken mid-word."""
-        auto = e.fix == "auto"
+        auto = e.fix == Fix.AUTO
         t = Text(no_wrap=True, overflow="ellipsis", end="")
         t.append("auto  " if auto else "review", style="bold green" if auto else "bold yellow")
         t.append("  ")
@@ -168,7 +225,7 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
     @on(OptionList.OptionHighlighted, "#stale-list")
     def _moved(self, event: OptionList.OptionHighlighted) -> None:
         self._show()
-        self.query_one("#stale-detail", VerticalScroll).scroll_home(animate=False)
+        self.detail_home()
 
     @on(OptionList.OptionSelected, "#stale-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
@@ -184,53 +241,66 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
             f"resolve {x.case} first, or writing the new text under {x.label} would hide that case"
         )
 
+    # -- the detail: the label, what to do, the remembered text, the candidates -------------
     def _show(self) -> None:
         e = self._current()
         box = self.query_one("#stale-text", Static)
         app = self.rt
         if e is None:
-            box.update(self._all_clear() if app.stale_report is not None and app.loaded else "")
+            box.update(self._all_clear() if app.stale.report is not None and app.loaded else Text())
             return
         if not app.loaded:
             return
-        doc = app.doc
         t = Text()
-        try:
-            case = doc.case(e.case)
-            t.append(f"{case.id}: ", style="bold")
-            t.append(case.question + "\n")
-        except KeyError:
-            pass
+        self._heading(t, e)
+        label = app.doc.labels.get(e.label)
+        remembered = label.text if label and label.text else ""
+        t.append("\nremembered text\n", style="dim")
+        t.append((remembered or "(none recorded)") + "\n", style="italic")
+        self._candidates(t, e, remembered)
+        now = app.corpus.get(e.label) if app.corpus is not None else None
+        if now is not None and e.label not in {cid for cid, _ in e.candidates}:
+            t.append(f"\nnow under {e.label}\n", style="dim")
+            t.append(now.text + "\n", style="dim")
+        box.update(t)
+
+    def _heading(self, t: Text, e: StaleEntry) -> None:
+        doc = self.rt.doc
+        if e.case in doc:
+            t.append(f"{e.case}: ", style="bold")
+            t.append(doc.case(e.case).question + "\n")
         t.append(f"⚠ {e.label} · {e.status}", style="bold")
         t.append(f" — {STATUS_HELP.get(e.status, '')}\n", style="dim")
-        p = proposal(self.entries, e)
+        p = self._proposal(e)
         held = self._held_text(e, p.ids) if p is not None else None
         if p is not None and p.auto and held is None:
             t.append("auto: ", style="bold green")
             t.append(f"enter writes {_fmt_ids(p)} (as ragtriage stale --fix)\n")
         else:
             t.append("review: ", style="bold yellow")
-            if p is not None and p.expect_all:
-                t.append(f"a accepts {_fmt_ids(p)}; 1–{min(9, len(p.ids))} one candidate\n")
-            elif e.candidates:
-                n = min(9, len(e.candidates))
-                t.append(f"choose: {'1' if n == 1 else f'1–{n}'} accepts a candidate\n")
-            else:
-                t.append("no candidate: p opens the picker, u marks the case unanswerable\n")
+            t.append(self._how_to_choose(e, p) + "\n")
         if held is not None:
             t.append("held back: ", style="bold red")
             t.append(held + "\n")
-        label = doc.labels.get(e.label)
-        remembered = label.text if label and label.text else ""
-        t.append("\nremembered text\n", style="dim")
-        t.append((remembered or "(none recorded)") + "\n", style="italic")
+
+    @staticmethod
+    def _how_to_choose(e: StaleEntry, p: Proposal | None) -> str:
+        if p is not None and p.expect_all:
+            return f"a accepts {_fmt_ids(p)}; 1–{min(9, len(p.ids))} one candidate"
+        if e.candidates:
+            n = min(9, len(e.candidates))
+            return f"choose: {'1' if n == 1 else f'1–{n}'} accepts a candidate"
+        return "no candidate: p opens the picker, u marks the case unanswerable"
+
+    def _candidates(self, t: Text, e: StaleEntry, remembered: str) -> None:
         if e.candidates:
             t.append("\ncandidates (highlighted: the remembered text)\n", style="dim")
+        corpus = self.rt.corpus
         for i, (cid, score) in enumerate(e.candidates[:9], 1):
-            chunk = app.corpus.get(cid) if app.corpus is not None else None
+            chunk = corpus.get(cid) if corpus is not None else None
             t.append(f"[{i}] ", style="bold")
             t.append(cid, style="bold")
-            t.append(f"  {score:.2f}", style="dim")
+            t.append(f"  {how_close(remembered, chunk, e.status, score)}", style="dim")
             if chunk is not None and chunk.doc:
                 t.append(f"  {chunk.doc}", style="italic")
             t.append("\n")
@@ -238,11 +308,6 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
                 self._marked(chunk.text if chunk is not None else "(not in the corpus)", remembered)
             )
             t.append("\n")
-        now = app.corpus.get(e.label) if app.corpus is not None else None
-        if now is not None and e.label not in {cid for cid, _ in e.candidates}:
-            t.append(f"\nnow under {e.label}\n", style="dim")
-            t.append(now.text + "\n", style="dim")
-        box.update(t)
 
     def _all_clear(self) -> Text:
         """No stale label: say against which chunks, and how to check a re-chunking."""
@@ -275,21 +340,14 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
 
     def action_review_stale(self) -> None:
         """``l`` means the stale labels on every screen: here, check them again."""
-        self.rt.check_stale()
+        self.rt.check_stale(everything=True)
         self.notify(f"checking the labels again against {self.checked_against()}")
-
-    def _resolved(self, e: StaleEntry) -> None:
-        """Drop the entry at once (the next full check runs after the edit)."""
-        app = self.rt
-        app.set_stale_report(
-            [x for x in app.stale_report or () if not (x.case == e.case and x.label == e.label)]
-        )
 
     def action_accept_proposed(self) -> None:
         e = self._current()
         if e is None:
             return
-        p = proposal(self.entries, e)
+        p = self._proposal(e)
         if p is not None and p.auto:
             self._replace(e, p.ids, expect_all=p.expect_all)
             return
@@ -301,11 +359,33 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
             how = "p opens the picker, u marks the case unanswerable"
         self.notify(f"{e.case}: {e.label} needs review, enter does not apply it: {how}", severity="warning")
 
+    def action_fix_all(self) -> None:
+        """Every automatic fix the engine settles together, as ``stale --fix`` writes them."""
+        entries = self.entries
+        targets = self.targets()
+        fixes = [
+            LabelFix(e, (targets[(e.case, e.label)],))
+            for e in entries
+            if (e.case, e.label) in targets and e.case in self.rt.doc
+        ]
+        if not fixes:
+            self.notify("no automatic fix to apply: each label left needs a person (1–9, a, p, u)")
+            return
+        n, left = len(fixes), len(entries) - len(fixes)
+        what = f"{n} automatic fix{'es' * (n != 1)}"
+        self.rt.stale.resolved((f.entry.case, f.entry.label) for f in fixes)
+        self.rt.edit(fix_edits(self.rt.doc, fixes, what))
+        self.rt.stale.fixed_against = self.rt.corpus_path
+        self.notify(
+            f"applied {what} (one undo step: ctrl+z) · {left} label{'s' * (left != 1)} left for review"
+            + (" · ctrl+s saves" if n else "")
+        )
+
     def action_accept_all(self) -> None:
         e = self._current()
         if e is None:
             return
-        p = proposal(self.entries, e)
+        p = self._proposal(e)
         if p is None:
             self.notify(
                 "no single proposal: 1–9 accepts one candidate" if e.candidates else "no candidate: p picks",
@@ -329,13 +409,10 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
         self._replace(e, (e.candidates[n][0],))
 
     def _replace(self, e: StaleEntry, new_ids: tuple[str, ...], expect_all: bool = False) -> None:
-        """In case ``e.case``, put ``new_ids`` where the stale label was, unless an id is
-        held back; the new ids' labels are recorded from the corpus checked against."""
+        """In case ``e.case``, put ``new_ids`` where the stale label was (one undo step), unless
+        an id is held back; the new ids' labels are recorded on save from the corpus checked against."""
         app = self.rt
-        doc = app.doc
-        try:
-            case = doc.case(e.case)
-        except KeyError:
+        if e.case not in app.doc:
             return
         held = self._held_text(e, new_ids)
         if held is not None:
@@ -343,24 +420,12 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
                 f"{e.case}: held back, as ragtriage stale --fix does: {held}", severity="warning", timeout=10
             )
             return
-        expected: list[str] = []
-        for cid in case.expected:
-            expected.extend(new_ids if cid == e.label else [cid])
-        expected = list(dict.fromkeys(expected))  # a candidate may already be expected
-        others = {c for other in doc.cases if other.id != e.case for c in other.expected}
-        for cid in new_ids:
-            # an old text under this id that no other case needs (or the label's own id, whose
-            # verdict every case shares): forget it, the save records the chunk's text now
-            if cid in doc.labels and (cid == e.label or cid not in others):
-                app.edit("set_label", cid, None)
-        fields: dict[str, object] = {"expected": expected or None}
-        if expect_all and len(expected) > 1:
-            fields["expect"] = "all"
-        self._resolved(e)
-        app.edit("update_case", e.case, **fields)  # the old label is pruned on save
-        app.stale_fixed_against = app.corpus_path
         what = " + ".join(new_ids) if expect_all else ", ".join(new_ids)
-        self.notify(f"{e.case}: {e.label} → {what}" + (", expect: all" if "expect" in fields else ""))
+        app.stale.resolved([(e.case, e.label)])
+        app.edit(fix_edits(app.doc, [LabelFix(e, new_ids, expect_all)], f"{e.case}: {e.label} → {what}"))
+        app.stale.fixed_against = app.corpus_path
+        expect = ", expect: all" if expect_all and len(new_ids) > 1 else ""
+        self.notify(f"{e.case}: {e.label} → {what}{expect}")
 
     def action_pick(self) -> None:
         e = self._current()
@@ -371,11 +436,9 @@ with ctrl+s; the test set's corpus: then names the chunks file checked against.
         e = self._current()
         if e is None:
             return
-        self._resolved(e)
-        for x in list(self.rt.stale_report or ()):
-            if x.case == e.case:
-                self._resolved(x)
-        self.rt.edit("update_case", e.case, unanswerable=True, expected=None)
+        app = self.rt
+        app.stale.resolved((x.case, x.label) for x in self.entries if x.case == e.case)
+        app.edit(UpdateCase(e.case, {"unanswerable": True, "expected": None}))
         self.notify(f"{e.case}: ∅ unanswerable")
 
     def action_back(self) -> None:

@@ -1,75 +1,74 @@
 """Triage: a run's failures grouped by reason, one case in full, and the actions
 that fix the test set where the test set is wrong.
 
-The run file is read in a worker; the grouped view needs only the run, so it
-shows before the test set has finished loading. Every relabel goes through the
-app's session (the test-set document), recomputes the case from the ranking and
-answer stored in the run (no system call) and moves it to its new group; ctrl+s
-saves the test set, as on every screen.
-Reviewed marks, notes and re-run cases are kept in ``RUN.triage.json``.
-
-The view and the keeping-in-step live in :mod:`.triage_base`; the pieces that need
-no screen live beside it: which cases to recompute after a
-change (:mod:`ragtriage.tui.triage_sync`), a run started from here
-(:mod:`ragtriage.tui.triage_run`) and the summary pane
-(:mod:`ragtriage.tui.widgets.triage_summary`).
-
-With a judge (run --judge): ⚖ judge disagrees lists the cases to settle; g grades
-an answer into <testset>.grades.jsonl (u in the dialog undoes the last grade).
+A view of the app's :class:`~ragtriage.tui.run_session.RunSession`: the records,
+their groups, reviewed marks, review notes and grades all live there, and this
+screen redraws what each :class:`~ragtriage.tui.messages.RunChanged` event names.
+Every relabel is an edit of the test set through the app (one undo step); the
+run session recomputes the case from the ranking and answer stored in the run
+(no system call) before the edit returns, so the toast says where it moved.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import on
+from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.message import Message
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import ProgressBar, Static
 
-from ...core.diagnosis import PASSING
-from ...core.errors import InputError
-from ..base import detail_bindings
-from ..judge_panel import grade_current
-from ..messages import RunFinished, RunProgress
-from ..triage_run import WAKE_EVERY, RunController, Shown
-from ..triage_state import (
-    Sidecar,
-    TriageState,
-    default_run_path,
-    relabel_record,
-)
-from ..triage_view import retrieved_choices
-from .triage_base import TriageBase
+from ...core.errors import TestSetError
+from ..base import AppScreen, detail_bindings
+from ..edits import UpdateCase
+from ..judge_panel import judge_detail
+from ..run_session import MarksChanged, RecordsChanged, RunEnded, RunEvent, RunOpened, RunProgressed
+from ..triage_view import describe, retrieved_choices
+from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
+from ..widgets.triage_summary import TriageSummary, builtin_answer_sweep
+from ..widgets.triage_table import TriageTable
 
 if TYPE_CHECKING:
-    from textual.timer import Timer
-
     from ...core.records import CaseRecord
-    from .run_dialog import RunRequest
+    from ...core.schema import Case
+    from ..triage_state import TriageState
 
 # a dead end with nothing to choose from says where the whole corpus can be searched
 PICK_HINT = " · p searches the whole corpus (the chunk picker)"
 
 
-class TriageScreen(TriageBase):
+class TriageScreen(AppScreen[None]):
     """Home of ``ragtriage triage``; reachable from Cases when a run is loaded."""
-
-    _drain_timer: Timer | None = None  # takes a run's finished records while it runs
 
     HELP_TITLE = "Triage"
     HELP_INTRO = """
 The run's cases grouped by diagnosis reason: failures first, in the fixed
-order, then passes. ✗ fail / ✓ pass; ☑ reviewed; ✎ has a note.
-A relabel (accept, replace, unanswerable, must contain) recomputes the case at
-once from the ranking and answer stored in the run — no system call — moves it
-to its new group. Every relabel is one undo step (ctrl+z); ctrl+s saves the
-test set (labels recorded), as on every screen, and q asks before dropping
-unsaved changes. Reviewed marks and notes are kept at once.
+order, then passes. ✗ fail / ✓ pass; ☑ reviewed; ✍ review note; ◆ graded.
+A relabel ({a} accept, {r} replace, {u} unanswerable, {m} must contain) recomputes
+the case at once from the ranking and answer stored in the run — no system
+call — and moves it to its new group. Every relabel is one undo step
+({ctrl+z}); {ctrl+s} saves the test set (labels recorded), as on every screen.
+
+{o} writes a review note: it is kept beside the test set with the answer it is
+about, and shown on every later run and on Cases. {v} marks the case reviewed
+(kept with the run). {g} opens the grading queue: the answers the judge's
+calibration needs, graded blind (the judge's verdict shows only after your grade).
 """
 
     DETAIL = "#triage-case"
+
+    DEFAULT_CSS = """
+    TriageScreen #triage-status { height: 1; background: $panel; color: $text; padding: 0 1; }
+    TriageScreen #triage-main { height: 1fr; }
+    TriageScreen #triage-table { width: 2fr; height: 1fr; }
+    TriageScreen #triage-case { width: 3fr; height: 1fr; border-left: solid $panel; padding: 0 1; }
+    TriageScreen #triage-summary { height: auto; max-height: 14; padding: 0 1; border-top: solid $panel; }
+    TriageScreen #triage-progress-row { height: 1; padding: 0 1; }
+    TriageScreen #triage-progress { width: auto; }
+    TriageScreen #triage-run-status { width: 1fr; }
+    """
 
     BINDINGS = [
         Binding("a", "accept", "Accept chunk", id="triage.accept"),
@@ -78,7 +77,7 @@ unsaved changes. Reviewed marks and notes are kept at once.
         Binding("m", "must_contain", "Must contain", id="triage.must_contain"),
         Binding("e,enter", "edit", "Editor", id="triage.edit"),
         Binding("p", "pick", "Pick", id="triage.pick", tooltip="chunk picker: search the whole corpus"),
-        Binding("o", "note", "Note", id="triage.note", tooltip="a reviewer's note, kept with the run"),
+        Binding("o", "note", "Note", id="triage.note", tooltip="a review note, kept with the case"),
         Binding("v", "reviewed", "Reviewed", id="triage.reviewed"),
         Binding(
             "R",
@@ -92,25 +91,270 @@ unsaved changes. Reviewed marks and notes are kept at once.
         Binding(
             "i", "toggle_summary", "Summary", id="triage.summary", tooltip="show or hide the run's numbers"
         ),
-        Binding("g", "grade", "Grade", id="triage.grade"),
+        Binding("g", "grade", "Grade", id="triage.grade", tooltip="the grading queue: grade answers blind"),
         Binding("escape", "back", "Back", id="triage.back"),
         *detail_bindings("triage"),
     ]
 
-    class Reran(Message):
-        def __init__(self, record: CaseRecord) -> None:
-            super().__init__()
-            self.record = record
+    def compose(self) -> ComposeResult:
+        yield Static("loading run…", id="triage-status")
+        with Horizontal(id="triage-main"):
+            yield TriageTable(id="triage-table", marks=self._marks)
+            with VerticalScroll(id="triage-case"):
+                yield Static("", id="triage-detail")
+        yield TriageSummary(id="triage-summary")
+        with Horizontal(id="triage-progress-row"):
+            yield ProgressBar(id="triage-progress", show_eta=True)
+            yield Static("", id="triage-run-status")
+        yield Footer(compact=True)
 
-    class Failed(Message):
-        """A worker failed in a way the user should hear about."""
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: TriageState | None = None  # the records the table shows
+        self._seen_version = -1
+        self._detail_of: str | None = None  # the case the detail pane shows
 
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
+    def on_mount(self) -> None:
+        self.query_one("#triage-progress-row").display = False
+        self.table.focus()
+        self.show_state()
+
+    def on_screen_resume(self) -> None:
+        self.show_state()
+        self.refresh_bindings()
+
+    @property
+    def table(self) -> TriageTable:
+        return self.query_one(TriageTable)
+
+    @property
+    def state(self) -> TriageState | None:
+        """The run session's records (None while the run is read)."""
+        return self.rt.run_session.state
+
+    # -- keeping the view in step with the run session ------------------------------------
+    def run_changed(self, event: RunEvent) -> None:
+        if isinstance(event, RunOpened):
+            self._shown = None
+            self.show_state()
+            self.refresh_bindings()
+        elif isinstance(event, RecordsChanged):
+            if event.note:
+                self.notify(event.note)
+            self._records_changed(event.case_ids)
+        elif isinstance(event, MarksChanged):
+            self.table.refresh()
+            self._update_status()
+            if self.table.current_id in event.case_ids:
+                self._show_detail()
+                self.refresh_summary()
+        elif isinstance(event, RunProgressed):
+            self.query_one("#triage-progress", ProgressBar).update(total=event.total, progress=event.done)
+            self._update_status()
+        elif isinstance(event, RunEnded):
+            self._show_progress(False)
+            self.refresh_bindings()
+            self._update_status()
+
+    def _records_changed(self, ids: frozenset[str] | None) -> None:
+        state = self.state
+        if state is None:
+            return
+        if self._shown is not state:
+            self.show_state()
+            return
+        table = self.table
+        table.reload_lines()  # on the case it was on, wherever that moved
+        if table.selected is None:
+            table.action_first()
+        self._update_status()
+        if ids is None or table.current_id in ids:
+            self._show_detail()
+        self.refresh_summary()
+
+    def document_changed(self, event: Any) -> None:
+        self._update_status()
+        cid = self.table.current_id if self.state is not None else None
+        if event.case_ids is None or (cid is not None and cid in event.case_ids):
+            self._show_detail()
+
+    def show_state(self) -> None:
+        run = self.rt.run_session
+        state = run.state
+        table = self.table
+        if state is None:
+            status = "run not loaded" if run.load_error is not None else "loading run…"
+            self.query_one("#triage-status", Static).update(status)
+            table.loading = run.load_error is None
+            return
+        table.loading = False
+        if self._shown is not state:
+            self._shown = state
+            table.set_state(state)
+            table.action_first()
+            self.detail_home()
+            self.refresh_summary()
+        elif self._seen_version != state.version:
+            table.reload_lines()
+            self.refresh_summary()
+        self._seen_version = state.version
+        self._show_progress(run.running)
+        self._update_status()
+        self._show_detail()
+
+    def _show_progress(self, on: bool) -> None:
+        row = self.query_one("#triage-progress-row")
+        run = self.rt.run_session
+        if on and run.controller is not None:
+            c = run.controller
+            self.query_one("#triage-progress", ProgressBar).update(
+                total=c.total, progress=len(self.state or ())
+            )
+            self.query_one("#triage-run-status", Static).update(f" {c.system} · k={c.k} · c cancels")
+        row.display = on
+
+    # -- display -----------------------------------------------------------------------
+    def _marks(self, case_id: str) -> str:
+        run = self.rt.run_session
+        out = []
+        if run.reviewed(case_id):
+            out.append("☑")
+        if run.note(case_id) is not None:
+            out.append("✍")
+        if run.grades.table and run.grade_of(case_id) is not None:
+            out.append("◆ graded")
+        return " ".join(out)
+
+    def _update_status(self) -> None:
+        """Run, test set, system and counts; at 80 columns the parts that matter most stay:
+        unsaved and running first, the file names last."""
+        state, app = self.state, self.rt
+        if state is None:
+            return
+        run = app.run_session
+        head: list[str] = []
+        if app.loaded and app.session.saving is not None:
+            head.append("saving…")
+        elif app.loaded and app.session.dirty:
+            head.append("● unsaved")
+        if run.controller is not None:
+            head.append(f"running {len(state)}/{run.controller.total}")
+        n, fails = len(state), state.failures()
+        counts = [f"{n} case{'s' * (n != 1)}", f"✗ {fails} fail", f"✓ {n - fails} pass"]
+        reviewed = run.reviewed_count()
+        if reviewed:
+            counts.append(f"☑ {reviewed}")
+        where = [f"{run.system} k={run.k}", run.path.name if run.path else "run"]
+        where.append(app.doc.path.name if app.loaded else "loading test set…")
+        self.query_one("#triage-status", Static).update(" · ".join(head + counts + where))
+
+    def _chunk_text(self) -> Callable[[str], str | None] | None:
+        corpus = self.rt.corpus
+        if corpus is None:
+            return None
+
+        def lookup(cid: str) -> str | None:
+            ch = corpus.get(cid)
+            return ch.text if ch is not None else None
+
+        return lookup
+
+    def _show_detail(self, case_id: str | None = None) -> None:
+        state = self.state
+        if state is None:
+            return
+        cid = case_id or self.table.current_id
+        detail = self.query_one("#triage-detail", Static)
+        if cid is None or cid not in state:
+            detail.update("no case" if not len(state) else "")
+            return
+        run = self.rt.run_session
+        rec = state.record(cid)
+        doc = self.rt.doc if self.rt.loaded else None
+        case = doc.case(cid) if doc is not None and cid in doc else None
+        note = run.note(cid)
+        detail.update(
+            describe(
+                rec,
+                run.k,
+                case=case,
+                chunk_text=self._chunk_text(),
+                reviewed=run.reviewed(cid),
+                note=note,
+                note_current=note.about(rec) if note is not None else False,
+                notes_field=case.notes if case is not None else None,
+                system=run.system,
+            )
+            + judge_detail(rec, run.grade_of(cid))
+        )
+
+    @on(TriageTable.Highlighted)
+    def _highlighted(self, event: TriageTable.Highlighted) -> None:
+        self._show_detail(event.case_id)
+        if event.case_id != self._detail_of:  # another case: its id and reason first,
+            self._detail_of = event.case_id  # not the scroll position of the last one
+            self.detail_home()
+
+    # -- summary -------------------------------------------------------------------------
+    def refresh_summary(self) -> None:
+        """Recompute the summary and the sweep in a worker; one at a time, the last request wins."""
+        state = self.state
+        if state is None:
+            return
+        app, run = self.rt, self.rt.run_session
+        answers = builtin_answer_sweep(app.doc if app.loaded else None, app.corpus, run.system, len(state))
+        self.query_one(TriageSummary).request(state, run.stored_summary, answers, run.grades)
+
+    def action_toggle_summary(self) -> None:
+        w = self.query_one(TriageSummary)
+        w.display = not w.display
+
+    # -- actions: helpers ------------------------------------------------------------------
+    def _selected(self) -> tuple[str, CaseRecord] | None:
+        """(case id, record) of the selected case, or None with a message."""
+        state = self.state
+        if state is None:
+            self.notify("still loading the run")
+            return None
+        cid = self.table.current_id
+        if cid is None:
+            self.notify("no case selected")
+            return None
+        return cid, state.record(cid)
+
+    def _current(self) -> tuple[str, CaseRecord, Case] | None:
+        """(case id, record, the test set's case) of the selected case, or None with a message."""
+        sel = self._selected()
+        if sel is None:
+            return None
+        if not self.rt.loaded:
+            self.notify("still loading the test set")
+            return None
+        cid, rec = sel
+        doc = self.rt.doc
+        if cid not in doc:
+            self.notify(f"{cid} is not in the test set any more", severity="warning")
+            return None
+        return cid, rec, doc.case(cid)
+
+    def _relabel(self, cid: str, message: str, **fields: Any) -> bool:
+        """Edit the case (one undo step); the run session recomputes it before this returns."""
+        run = self.rt.run_session
+        before = run.reason(cid)
+        try:
+            self.rt.edit(UpdateCase(cid, fields))
+        except TestSetError as e:
+            self.notify("not changed: " + "; ".join(p.message for p in e.problems[:2]), severity="error")
+            return False
+        after = run.reason(cid)
+        self.table.reload_lines(cid)
+        self.table.move_to(cid)
+        move = f" · {before} → {after}" if before != after else f" · still {after}"
+        self.notify(message + move)
+        return True
 
     def _choices(self, rec: CaseRecord, exclude: set[str]) -> list[tuple[str, str]]:
-        return retrieved_choices(rec, exclude, self.k, self._chunk_text())
+        return retrieved_choices(rec, exclude, self.rt.run_session.k, self._chunk_text())
 
     # -- actions -------------------------------------------------------------------------
     def action_accept(self) -> None:
@@ -120,33 +364,23 @@ unsaved changes. Reviewed marks and notes are kept at once.
         cid, rec, case = cur
         choices = self._choices(rec, set(case.expected))
         if not choices:
-            self.notify(
-                (
-                    "every retrieved chunk is already expected"
-                    if rec.get("ranking")
-                    else "nothing was retrieved"
-                )
-                + PICK_HINT
+            why = (
+                "every retrieved chunk is already expected" if rec.get("ranking") else "nothing was retrieved"
             )
+            self.notify(why + PICK_HINT)
             return
-        from .triage_dialogs import ChunkChoice
+        from ..dialogs.triage import ChunkChoice
 
         def chosen(chunk: str | None) -> None:
-            if chunk is None:
-                return
-            expected = list(case.expected) + [chunk]
-            self._relabel(
-                cid, f"{cid}: {chunk} accepted as also correct", expected=expected, unanswerable=None
-            )
+            if chunk is not None:
+                expected = [*case.expected, chunk]
+                self._relabel(
+                    cid, f"{cid}: {chunk} accepted as also correct", expected=expected, unanswerable=None
+                )
 
-        self.rt.push_screen(
-            ChunkChoice(
-                f"Accept a retrieved chunk as also correct — {cid}",
-                choices,
-                "It is added to expected; its label is recorded on save.",
-            ),
-            chosen,
-        )
+        title = f"Accept a retrieved chunk as also correct — {cid}"
+        hint = "It is added to expected; its label is recorded on save."
+        self.rt.push_screen(ChunkChoice(title, choices, hint), chosen)
 
     def action_replace(self) -> None:
         cur = self._current()
@@ -157,24 +391,19 @@ unsaved changes. Reviewed marks and notes are kept at once.
         if not choices:
             self.notify("no other retrieved chunk to use instead" + PICK_HINT)
             return
-        from .triage_dialogs import ChunkChoice
+        from ..dialogs.triage import ChunkChoice
 
         old = ", ".join(case.expected) or "nothing"
 
         def chosen(chunk: str | None) -> None:
-            if chunk is None:
-                return
-            self._relabel(
-                cid, f"{cid}: expected {old} replaced by {chunk}", expected=[chunk], unanswerable=None
-            )
+            if chunk is not None:
+                self._relabel(
+                    cid, f"{cid}: expected {old} replaced by {chunk}", expected=[chunk], unanswerable=None
+                )
 
+        title = f"Replace the expected chunk ({old}) — {cid}"
         self.rt.push_screen(
-            ChunkChoice(
-                f"Replace the expected chunk ({old}) — {cid}",
-                choices,
-                "The chosen chunk becomes the only expected one.",
-            ),
-            chosen,
+            ChunkChoice(title, choices, "The chosen chunk becomes the only expected one."), chosen
         )
 
     def action_unanswerable(self) -> None:
@@ -193,7 +422,7 @@ unsaved changes. Reviewed marks and notes are kept at once.
         if cur is None:
             return
         cid, rec, case = cur
-        from .triage_dialogs import MustContainDialog
+        from ..dialogs.triage import MustContainDialog
 
         def done(strings: list[str] | None) -> None:
             if strings is None or list(strings) == list(case.must_contain):
@@ -206,9 +435,8 @@ unsaved changes. Reviewed marks and notes are kept at once.
 
     def action_edit(self) -> None:
         cur = self._current()
-        if cur is None:
-            return
-        self.rt.open_editor(cur[0])
+        if cur is not None:
+            self.rt.open_editor(cur[0])
 
     def action_pick(self) -> None:
         cur = self._current()
@@ -216,247 +444,54 @@ unsaved changes. Reviewed marks and notes are kept at once.
             self.rt.open_picker(cur[0])
 
     def action_note(self) -> None:
-        cur = self._current(need_doc=False)
+        cur = self._selected()
         if cur is None:
             return
-        cid, sidecar = cur[0], self.sidecar
-        if sidecar is None:
-            return
-        from .triage_dialogs import NoteDialog
+        cid = cur[0]
+        from ..dialogs.triage import NoteDialog
+
+        run = self.rt.run_session
+        note = run.note(cid)
 
         def done(text: str | None) -> None:
             if text is None:
                 return
-            sidecar.set_note(cid, text)
-            self._save_sidecar()
-            self.table.refresh()
-            self._show_detail()
-            self.notify(f"{cid}: note kept" if text.strip() else f"{cid}: note removed")
 
-        self.rt.push_screen(NoteDialog(cid, sidecar.note(cid)), done)
+            def write(name: str) -> None:
+                run.set_note(cid, text, name)
+                self.notify(f"{cid}: review note kept" if text.strip() else f"{cid}: review note removed")
+
+            self.rt.with_grader(write)
+
+        self.rt.push_screen(NoteDialog(cid, note.note if note is not None else ""), done)
 
     def action_reviewed(self) -> None:
-        cur = self._current(need_doc=False)
+        cur = self._selected()
         if cur is None:
             return
-        cid, rec, _ = cur
-        if self.sidecar is None:
-            return
-        on = not self.sidecar.reviewed(cid)
-        self.sidecar.set_reviewed(cid, rec.get("reason"), on)
-        self._save_sidecar()
-        self.table.refresh()
-        self._show_detail()
-        self._update_status()
+        cid = cur[0]
+        run = self.rt.run_session
+        on = not run.reviewed(cid)
+        run.set_reviewed(cid, on)
         self.notify(f"{cid}: ☑ reviewed" if on else f"{cid}: not reviewed")
 
-    # -- re-run one case ------------------------------------------------------------------
     def action_rerun_case(self) -> None:
         cur = self._current()
-        if cur is None:
-            return
-        system = self.meta.get("system") or "builtin"
-        self.notify(f"{cur[0]}: asking {system} again…", timeout=2)
-        self._rerun_case(cur[0], system, self.k)
+        if cur is not None:
+            self.rt.rerun_case(cur[0])
 
-    @work(thread=True, group="triage-rerun", exit_on_error=False)
-    def _rerun_case(self, cid: str, system: str, k: int) -> None:
-        from ...core.evaluate import evaluate
-
-        try:
-            run = evaluate(self.rt.doc, system, k, ids=[cid], corpus=self.rt.corpus)
-        except InputError as e:
-            self.post_message(self.Failed("re-run failed: " + "; ".join(p.message for p in e.problems[:2])))
-            return
-        except Exception as e:  # a user's system blew up: say so, keep the app
-            self.post_message(self.Failed(f"re-run failed: {type(e).__name__}: {e}"))
-            return
-        if run.cases:
-            self.post_message(self.Reran(run.cases[0]))
-
-    @on(Failed)
-    def _failed(self, event: Failed) -> None:
-        self.notify(event.text, severity="error")
-
-    @on(Reran)
-    def _reran(self, event: Reran) -> None:
-        rec = event.record
-        if self.state is None or rec["id"] not in self.state:
-            return
-        old = self.state.record(rec["id"]).get("reason")
-        self.state.replace(rec)
-        if self.sidecar is not None:
-            self.sidecar.rerun[rec["id"]] = rec
-        self._save_sidecar()
-        self.table.reload_lines(self.table.current_id)
-        self.table.move_to(rec["id"])
-        self._publish_reasons()
-        self._update_status()
-        self._show_detail()
-        self.refresh_summary()
-        new = rec.get("reason")
-        glyph = "✓" if new in PASSING else "✗"
-        self.notify(f"{rec['id']} re-run: {glyph} {new}" + (f" (was {old})" if old != new else ""))
-
-    # -- a run from the app ----------------------------------------------------------------
     def action_run(self) -> None:
-        from .run_dialog import RunDialog
-
-        if not self.rt.loaded:
-            self.notify("still loading the test set")
-            return
-        if self.running:
-            self.notify("a run is going on: c cancels it")
-            return
-        doc = self.rt.doc
-        folder = self.run_path.parent if self.run_path else Path(".")
-        out = default_run_path(folder, doc.path)
-        self.rt.push_screen(
-            RunDialog(self.meta.get("system") or "builtin", self.k, out, len(doc)), self.start_run
-        )
-
-    def start_run(self, req: RunRequest | None) -> None:
-        if req is None:
-            return
-        app = self.rt
-        doc = app.doc
-        before = Shown(self.state, self.meta, self.run_path, self.sidecar, self._summary)
-        run = self._run = RunController(
-            doc,
-            req.system,
-            req.k,
-            req.out,
-            corpus=app.corpus,
-            generation=app.session.generation,
-            before=before,
-        )
-        old_side = self.sidecar
-        self.state = TriageState([], req.k)
-        self.k = req.k
-        self.meta = {"system": req.system, "k": req.k, "testset": str(doc.path)}
-        self.run_path = req.out
-        self.sidecar = old_side.carried_to(req.out) if old_side else Sidecar.load(req.out)
-        self._summary = None
-        self.table.set_state(self.state)
-        self.query_one("#triage-progress", ProgressBar).update(total=run.total, progress=0)
-        self.query_one("#triage-progress-row").display = True
-        self.query_one("#triage-run-status", Static).update(f" {req.system} · k={req.k} · c cancels")
-        self._update_status()
-        self._show_detail()
-        self.refresh_bindings()
-        self._run_worker(run)
-        # the run wakes the screen at most every WAKE_EVERY s, so the records that finish
-        # just after a wake-up would wait for the next record (or the end, behind a slow
-        # case); this timer takes them in any case
-        self._drain_timer = self.set_interval(WAKE_EVERY, self._drain)
-
-    @work(thread=True, exclusive=True, group="triage-run", exit_on_error=False)
-    def _run_worker(self, run: RunController) -> None:
-        """Runs off the UI thread; finished records wait in the controller's queue and a
-        (replaceable) RunProgress message tells the screen to take them."""
-        outcome = run.run(lambda: self.post_message(RunProgress()))
-        self.post_message(RunFinished(outcome.summary, outcome.interrupted, outcome.error, run))
-
-    @on(RunProgress)
-    def _on_progress(self, event: RunProgress) -> None:
-        self._drain()
-
-    def _drain(self) -> None:
-        """Move the records that finished since the last call into the table."""
-        run, state = self._run, self.state
-        if run is None or state is None:
-            return
-        batch = run.drain()
-        if not batch:
-            return
-        s = self.rt.session
-        edited = s.generation != run.generation
-        keep = self.table.current_id
-        for rec in batch:
-            if edited and rec["id"] in s.doc:
-                rec = relabel_record(rec, s.doc.case(rec["id"]), state.k, s.doc.settings)
-            state.add(rec)
-        self.table.reload_lines(keep)
-        if keep is None:
-            self.table.action_first()
-        self.query_one("#triage-progress", ProgressBar).update(progress=len(state))
-        self._update_status()
-
-    @on(RunFinished)
-    def _run_finished(self, event: RunFinished) -> None:
-        run = self._run
-        if run is None or event.run is not run:
-            return
-        self._drain()
-        self._run = None
-        if self._drain_timer is not None:
-            self._drain_timer.stop()
-            self._drain_timer = None
-        self.query_one("#triage-progress-row").display = False
-        self.refresh_bindings()
-        state = self.state
-        if state is None:
-            return
-        error = event.error
-        if error and not len(state) and run.before is not None and run.before.state is not None:
-            self._restore_before_run(run, error)
-            return
-        self.rt.run_path = run.out
-        self.meta = dict(self.meta, testset_hash=self.rt.doc.content_hash if self.rt.loaded else None)
-        self._summary = event.summary
-        if len(state) or run.out.exists():
-            self._save_sidecar()
-        n = len(state)
-        if error:
-            self.notify(
-                f"run stopped: {error} · kept {n} finished case{'s' * (n != 1)} in {run.out}",
-                severity="error",
-                timeout=8,
-            )
-        elif event.interrupted:
-            self.notify(
-                f"run cancelled: kept {n} finished case{'s' * (n != 1)} in {run.out} "
-                "(ragtriage run --resume continues it)",
-                severity="warning",
-                timeout=8,
-            )
-        else:
-            fails = state.failures()
-            self.notify(f"run finished: {n} cases · ✗ {fails} fail · ✓ {n - fails} pass · {run.out}")
-        self._publish_reasons()
-        self._update_status()
-        self._show_detail()
-        self.refresh_summary()
-
-    def _restore_before_run(self, run: RunController, error: str) -> None:
-        """A run that failed before any case (a bad system spec, a server that is down) left
-        an empty table and a run file with no case: show the earlier run again instead."""
-        before = run.before
-        if before is None or before.state is None:
-            return
-        self.state, self.meta, self.run_path = before.state, before.meta, before.run_path
-        self.sidecar, self._summary, self.k = before.sidecar, before.summary, before.state.k
-        run.forget_output()
-        self.table.set_state(before.state)
-        self.table.action_first()
-        shown = self.run_path.name if self.run_path else "the earlier run"
-        self.notify(
-            f"run failed before any case: {error} · still showing {shown}", severity="error", timeout=10
-        )
-        self._update_status()
-        self._show_detail()
-        self.refresh_summary()
+        self.rt.open_run()
 
     def action_cancel_run(self) -> None:
-        if self._run is None:
+        if not self.rt.cancel_run():
             self.notify("no run is going on")
             return
-        self._run.stop()
         self.query_one("#triage-run-status", Static).update(" cancelling: waiting for the cases in flight…")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_run":
-            return self.running
+            return self.rt.run_session.running
         if action == "back":
             return len(self.rt.screen_stack) > 2
         return True
@@ -466,5 +501,5 @@ unsaved changes. Reviewed marks and notes are kept at once.
             self.dismiss()
 
     def action_grade(self) -> None:
-        """Grade the highlighted answer (judge.md): supported, then correct."""
-        grade_current(self)
+        """The grading queue (judge.md): the answers to grade, blind, one after the other."""
+        self.rt.open_grading()

@@ -11,9 +11,11 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..rows import FLAG_TEXT, reason_text
+from ..triage_view import review_note_text
 
 if TYPE_CHECKING:
     from ...core.corpus import Chunk
+    from ...core.notes import Note
     from ...core.schema import Case, Label
     from ...core.staleness import StaleEntry
 
@@ -26,8 +28,13 @@ def describe_case(
     stale: Iterable[StaleEntry] = (),
     reason: str | None = None,
     corpus_note: str = "",
+    review_note: Note | None = None,
+    note_current: bool = False,
 ) -> Text:
-    """A readable account of one case (plain Rich text, theme-neutral styles)."""
+    """A readable account of one case (plain Rich text, theme-neutral styles).
+
+    ``review_note``: the latest note written in triage about the case (``note_current``:
+    it was about the answer of the run shown)."""
     t = Text()
     t.append(case.id, style="bold")
     if case.topic:
@@ -56,8 +63,10 @@ def describe_case(
         t.append("tags      ", style="dim")
         t.append(", ".join(case.tags) + "\n")
     if case.notes:
-        t.append("notes     ", style="dim")
+        t.append("test-set notes  ", style="dim")
         t.append(case.notes + "\n")
+    if review_note is not None:
+        t.append_text(review_note_text(review_note, note_current))
     if case.expected:
         _expected_chunks(t, case, corpus, labels or {}, stale, corpus_note)
     return t

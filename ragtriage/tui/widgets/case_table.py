@@ -8,6 +8,8 @@ and filtering cost a list operation, not a widget per cell.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -19,7 +21,11 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..rows import COLUMNS, FLAG_TEXT, CaseRows, Row
+from ...core.diagnosis import REASONS
+from ..rows import COLUMNS, FLAG_TEXT, CaseRows, Row, reason_text
+
+#: the reason column holds the longest reason whole ("✗ unnecessary-abstention")
+REASON_WIDTH = max(cell_len(reason_text(r)) for r in REASONS)
 
 TITLES = {
     "id": "id",
@@ -108,6 +114,8 @@ class CaseTable(ScrollView, can_focus=True):
         self._widths: dict[str, int] = {}
         self._max_id = 8
         self._max_topic = 8
+        self._max_expected = 8
+        self._max_flags = 5
         self._styles: dict[str, Style] = {}
         self._strips: dict[tuple, tuple[Row, Strip]] = {}
         self._measure()
@@ -133,6 +141,17 @@ class CaseTable(ScrollView, can_focus=True):
         sample = rows if len(rows) <= 20000 else rows[:: len(rows) // 20000]
         self._max_id = max([cell_len(r.id) for r in sample] + [2])
         self._max_topic = max([cell_len(r.topic) for r in sample] + [5])
+        self._max_expected = max([cell_len(r.expected) for r in sample] + [8])
+        self._max_flags = max([cell_len(r.flags_text) for r in sample] + [5])
+        self._widths = {}
+
+    def widen(self, rows: Iterable[Row]) -> None:
+        """Rows changed in place: let their cells widen the columns (never narrower)."""
+        for r in rows:
+            self._max_id = max(self._max_id, cell_len(r.id))
+            self._max_topic = max(self._max_topic, cell_len(r.topic))
+            self._max_expected = max(self._max_expected, cell_len(r.expected))
+            self._max_flags = max(self._max_flags, cell_len(r.flags_text))
         self._widths = {}
 
     @property
@@ -146,31 +165,24 @@ class CaseTable(ScrollView, can_focus=True):
         return COLUMNS if self.show_reason else COLUMNS[:-1]
 
     def column_widths(self) -> dict[str, int]:
+        """Each column as wide as its longest cell (sampled), the question the rest. A reason
+        or a flag is never cut: when the room runs out, expected and then topic are left out
+        whole (the detail pane has them) rather than shown cut to a stump."""
         width = self.scrollable_content_region.width or self.size.width
         if self._widths and self._widths.get("_total") == width:
             return self._widths
-        cols = self.columns
-        gaps = len(cols) - 1
-        w: dict[str, int] = {}
-        w["id"] = min(self._max_id, max(8, width // 4))
-        w["flags"] = 14
-        if width < 100:
-            w["topic"] = 0
-            w["expected"] = 12
-            if self.show_reason:
-                w["reason"] = 20
-                w["expected"] = 0  # the detail pane lists them; the question needs the room
-        else:
-            # wide: reasons whole; topic and expected only while the question keeps 40 %
-            # of the width (at 200 columns it was squeezed to 17 by columns it can live without)
-            w["id"] = min(self._max_id, max(8, width // 5))
-            if self.show_reason:
-                w["reason"] = 24
-            least = max(24, width * 2 // 5)
-            for name, size in (("topic", min(self._max_topic, 18)), ("expected", 20)):
-                w[name] = size if width - (sum(w.values()) + size + gaps) >= least else 0
-        fixed = sum(w.values()) + gaps
-        w["question"] = max(10, width - fixed)
+        w: dict[str, int] = {"id": min(self._max_id, max(8, width // 4)), "flags": min(self._max_flags, 24)}
+        if self.show_reason:
+            w["reason"] = REASON_WIDTH
+        used = sum(w.values()) + len(w)  # one space after each column before the question
+        least = max(20, width * 2 // 5)  # the question keeps 40 % of a wide table
+        for name, size in (("expected", min(self._max_expected, 32)), ("topic", min(self._max_topic, 20))):
+            if width - (used + size + 1) >= least:
+                w[name] = size
+                used += size + 1
+            else:
+                w[name] = 0
+        w["question"] = max(10, width - used)
         w["_total"] = width
         self._widths = w
         return w

@@ -7,6 +7,7 @@ runs it in a worker, one at a time — the last request wins — and shows the r
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -19,6 +20,8 @@ from ..triage_state import TriageState, ranking_depth, retrieval_sweep
 if TYPE_CHECKING:
     from ...core.corpus import Corpus
     from ...core.document import TestSetDocument
+    from ...core.judge.grades import Grade
+    from ..grading import GradeBook
 
 SWEEP_MAX_K = 10
 ANSWER_SWEEP_LIMIT = 500  # cases: above this the chart shows retrieval only (answers need a local re-run)
@@ -115,12 +118,12 @@ def compute(
 class TriageSummary(Static):
     """The summary pane; ``s`` on Triage hides it."""
 
+    @dataclass
     class Ready(Message):
-        def __init__(self, state: TriageState, summary: dict | None, sweep: list[dict] | None) -> None:
-            super().__init__()
-            self.state = state
-            self.summary = summary
-            self.sweep = sweep
+        state: TriageState
+        summary: dict | None
+        sweep: list[dict] | None
+        calibration: Text
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -129,22 +132,33 @@ class TriageSummary(Static):
         self.state: TriageState | None = None  # the state last asked for
         self.sweep: list[dict] | None = None
 
-    def request(self, state: TriageState, stored: dict | None, answer_sweep: AnswerSweep | None) -> None:
+    def request(
+        self, state: TriageState, stored: dict | None, answer_sweep: AnswerSweep | None, grades: GradeBook
+    ) -> None:
         """Recompute for ``state`` in a worker; while one runs, the last request waits its turn."""
         self.state = state
         if self._busy:
-            self._again = (state, stored, answer_sweep)
+            self._again = (state, stored, answer_sweep, grades)
             return
         self._busy = True
-        self._compute(state, stored, answer_sweep)
+        self._compute(state, stored, answer_sweep, dict(grades.table))
 
     @work(thread=True, group="triage-summary", exit_on_error=False)
-    def _compute(self, state: TriageState, stored: dict | None, answer_sweep: AnswerSweep | None) -> None:
-        summary, sweep = None, None
+    def _compute(
+        self,
+        state: TriageState,
+        stored: dict | None,
+        answer_sweep: AnswerSweep | None,
+        grades: dict[tuple[str, str], Grade],
+    ) -> None:
+        from ..judge_panel import calibration_line
+
+        summary, sweep, calibration = None, None, Text()
         try:
             summary, sweep = compute(state, stored, answer_sweep)
+            calibration = calibration_line(list(state.records), grades)
         finally:
-            self.post_message(self.Ready(state, summary, sweep))
+            self.post_message(self.Ready(state, summary, sweep, calibration))
 
     @on(Ready)
     def _ready(self, event: Ready) -> None:
@@ -156,9 +170,4 @@ class TriageSummary(Static):
         if event.state is not self.state or event.summary is None:
             return
         self.sweep = event.sweep
-        from ..judge_panel import calibration_summary
-
-        self.update(
-            summary_text(event.summary, event.state.k, event.sweep)
-            + calibration_summary(self.screen, event.state.records)
-        )
+        self.update(summary_text(event.summary, event.state.k, event.sweep) + event.calibration)

@@ -69,6 +69,9 @@ class TriageTable(ScrollView, can_focus=True):
         self.marks = marks  # callable(case_id) -> str (reviewed / note glyphs)
         self._seen_version = -1
         self._idw: int | None = None
+        # the case under the cursor, remembered as the cursor moves: when the records change
+        # under the table (a relabel, a re-run), the cursor's line may hold another case now
+        self.selected: str | None = None
 
     # -- data ------------------------------------------------------------------------
     def set_state(self, state: TriageState, keep: str | None = None) -> None:
@@ -82,7 +85,10 @@ class TriageTable(ScrollView, can_focus=True):
         self._idw = min(max([cell_len(r["id"]) for r in sample] + [8]), 24)
 
     def reload_lines(self, keep: str | None = None) -> None:
-        """The groups changed: resize, put the cursor back on ``keep`` (or nearby), repaint."""
+        """The groups changed: resize, put the cursor back on ``keep`` (default: the case it
+        was on) or nearby, repaint."""
+        if keep is None:
+            keep = self.selected
         if self._idw is None or len(self.state) <= 20000:
             self._measure()
         count = self.state.line_count()
@@ -178,7 +184,8 @@ class TriageTable(ScrollView, can_focus=True):
     def watch_cursor(self, old: int, new: int) -> None:
         self._scroll_cursor_into_view()
         self.refresh()
-        self.post_message(self.Highlighted(self, self.current_id))
+        self.selected = self.current_id
+        self.post_message(self.Highlighted(self, self.selected))
 
     def _scroll_cursor_into_view(self) -> None:
         body = max(1, self.scrollable_content_region.height)

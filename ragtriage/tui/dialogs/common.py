@@ -6,13 +6,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Static
+from textual.screen import Screen
+from textual.widgets import Button, Input, Static
 
-from ..keys import KEY_TABLE
+from ..base import AppModal, AppScreen
+from ..keys import KEY_TABLE, help_intro
 
 
-class Choice(ModalScreen[str | None]):
+class Choice(AppModal[str | None]):
     """A question with a few answers, each on one key; escape answers None.
 
     ``choices`` is a list of ``(key, value, label)``; the first is the default on enter."""
@@ -106,7 +107,64 @@ def quit_question() -> Choice:
     )
 
 
-class HelpScreen(ModalScreen[None]):
+class GraderDialog(AppModal[str | None]):
+    """Who grades: asked once, kept in the user's settings (``grader`` in
+    :mod:`ragtriage.core.userconfig`); enter keeps it, escape cancels the grade."""
+
+    FORM = True
+
+    DEFAULT_CSS = """
+    GraderDialog { align: center middle; }
+    GraderDialog > Vertical {
+        width: 64; max-width: 95%; height: auto;
+        border: thick $primary; background: $surface; padding: 1 2;
+    }
+    GraderDialog .dialog-hint { color: $text-muted; }
+    GraderDialog .field-error { color: $error; height: auto; }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="grader.cancel")]
+
+    def __init__(self, suggested: str, where: str) -> None:
+        super().__init__()
+        self.suggested = suggested
+        self.where = where
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text("Your name for grades and review notes", style="bold"))
+            yield Static(
+                Text(
+                    f"Written as “by” on every grade and note. Asked once: kept in {self.where} "
+                    "($RAGTRIAGE_GRADER overrides it)."
+                ),
+                classes="dialog-hint",
+            )
+            yield Input(self.suggested, id="grader-name")
+            yield Static("", id="grader-error", classes="field-error")
+            yield Static(Text("enter: keep · escape: cancel"), classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_apply()
+
+    def action_apply(self) -> None:
+        name = " ".join(self.query_one(Input).value.split())
+        if not name:
+            self.query_one("#grader-error", Static).update(
+                Text("a name, please (it is written on every grade)")
+            )
+            return
+        self.dismiss(name)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(AppModal[None]):
     """Every key of the screen below, built from its bindings."""
 
     DEFAULT_CSS = """
@@ -132,12 +190,12 @@ class HelpScreen(ModalScreen[None]):
     def _text(self) -> Text:
         app = self.app
         out = Text()
-        title = getattr(self.under, "HELP_TITLE", None) or type(self.under).__name__
+        under = self.under
+        title = (under.HELP_TITLE if isinstance(under, AppScreen) else "") or type(under).__name__
         out.append(f"{title} — keys\n\n", style="bold")
-        intro = getattr(self.under, "HELP_INTRO", "")
-        if intro:  # written as wrapped paragraphs: let the dialog wrap them
-            for para in intro.strip().split("\n\n"):
-                out.append(" ".join(para.split()) + "\n\n")
+        intro = under.HELP_INTRO if isinstance(under, AppScreen) else ""
+        if intro:
+            out.append_text(help_intro(intro))
         seen: dict[str, list[str]] = {}
         order: list[str] = []
         tips: dict[str, str] = {}

@@ -8,9 +8,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
+
+from ..base import AppModal
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -23,7 +24,7 @@ DIALOG_CSS = """
 """
 
 
-class ChunkChoice(ModalScreen[str | None]):
+class ChunkChoice(AppModal[str | None]):
     """Choose one retrieved chunk: 1–9, or j/k and enter."""
 
     DEFAULT_CSS = (
@@ -87,8 +88,10 @@ class ChunkChoice(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class MustContainDialog(ModalScreen[list[str] | None]):
+class MustContainDialog(AppModal[list[str] | None]):
     """The must-contain strings, one per line; ctrl+s (or the button) applies."""
+
+    FORM = True
 
     DEFAULT_CSS = (
         DIALOG_CSS.format(name="MustContainDialog")
@@ -139,8 +142,10 @@ class MustContainDialog(ModalScreen[list[str] | None]):
         self.dismiss(None)
 
 
-class NoteDialog(ModalScreen[str | None]):
+class NoteDialog(AppModal[str | None]):
     """A reviewer's note on one case of the run (empty removes it)."""
+
+    FORM = True
 
     DEFAULT_CSS = DIALOG_CSS.format(name="NoteDialog")
 

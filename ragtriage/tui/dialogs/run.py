@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-
-@dataclass(frozen=True)
-class RunRequest:
-    system: str
-    k: int
-    out: Path
-
+from ..base import AppModal
+from ..triage_run import RunRequest
 
 SYSTEM_HINT = "builtin · results:FILE.jsonl · python:module:function · http://host/ask · openai:URL#model"
 
 
-class RunDialog(ModalScreen[RunRequest | None]):
+class RunDialog(AppModal[RunRequest | None]):
     """Dismisses with a :class:`RunRequest`, or None on escape."""
+
+    FORM = True
 
     DEFAULT_CSS = """
     RunDialog { align: center middle; }

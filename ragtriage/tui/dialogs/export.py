@@ -9,11 +9,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.errors import InputError
+from ..base import AppModal
 from ..export import CHOICES, REPORTS, default_path, guard
 
 
@@ -23,8 +23,10 @@ class ExportRequest:
     path: Path
 
 
-class ExportDialog(ModalScreen[ExportRequest | None]):
+class ExportDialog(AppModal[ExportRequest | None]):
     """Dismisses with an :class:`ExportRequest`, or None on escape."""
+
+    FORM = True
 
     DEFAULT_CSS = """
     ExportDialog { align: center middle; }
