@@ -137,7 +137,8 @@ async def open_triage(run: Path, testset: Path, *, relabels: int = 0):
 async def relabel(app, screen, pilot, times: int, frames) -> dict:
     """Accept the first retrieved chunk of ``times`` retrieval-miss cases with the keys
     (``a``, then ``1`` in the chooser): from the ``1`` key until the group counts are the
-    new ones, and the next frame; then ``ctrl+s`` -> next frame and -> saved."""
+    new ones, and the next frame; then a ``j`` right after ``ctrl+s`` -> the frame that shows
+    it (a save that blocks the interface delays it), and ctrl+s -> saved."""
     from textual import events
 
     from benchmarks.bench_app import _frame_after
@@ -163,8 +164,13 @@ async def relabel(app, screen, pilot, times: int, frames) -> dict:
         await settle(app, pilot)
         t = time.perf_counter()
         app._driver.send_message(events.Key("ctrl+s", None))
-        f = await _frame_after(frames, t)
-        save_frame.append(f - t)
+        at = screen.table.cursor  # a key right after ctrl+s: does the save block the interface?
+        t1 = time.perf_counter()
+        app._driver.send_message(events.Key("j", "j"))
+        while screen.table.cursor == at:
+            await asyncio.sleep(0.0002)
+        f = await _frame_after(frames, time.perf_counter() - 1e-9)
+        save_frame.append(f - t1)
         while app.session.dirty:
             await asyncio.sleep(0.001)
         saved.append(time.perf_counter() - t)

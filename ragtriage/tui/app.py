@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from .triage_run import RunController, RunRequest
 
 TRIAGE = "triage"  # the name the Triage screen is installed under (one, kept between visits)
+EDITOR = "editor"  # and the case editor's
 
 
 class RagtriageApp(SavingApp):
@@ -87,8 +88,19 @@ class RagtriageApp(SavingApp):
         """The case editor on ``case_id`` (None: a new case, placed after ``after``)."""
         from .screens.editor import EditorScreen
 
-        if self.loaded:
-            self.push_screen(EditorScreen(case_id, after=after))
+        if not self.loaded:
+            return
+        if self.is_screen_installed(EDITOR) and self.get_screen(EDITOR) not in self.screen_stack:
+            editor = self.get_screen(EDITOR)
+            assert isinstance(editor, EditorScreen)
+            editor.open(case_id, after=after)  # the kept one: no widgets built again
+            self.push_screen(EDITOR)
+            return
+        if self.is_screen_installed(EDITOR):
+            self.push_screen(EditorScreen(case_id, after=after))  # (a second one, over the first)
+            return
+        self.install_screen(EditorScreen(case_id, after=after), EDITOR)
+        self.push_screen(EDITOR)
 
     def open_picker(self, case_id: str) -> None:
         from .screens.picker import PickerScreen
@@ -187,7 +199,7 @@ class RagtriageApp(SavingApp):
             self.post_message(Notice(f"not exported: {type(e).__name__}: {e}", severity="error"))
             return
         text = done.message
-        if self.session.dirty:
+        if self.session.unsaved:
             text += " (with the unsaved changes)"
         if done.notes:
             text += " · note: " + "; ".join(done.notes[:2])

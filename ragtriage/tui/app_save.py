@@ -113,7 +113,7 @@ class SavingApp(AppBase):
                     f" · ⚠ {left} label{'s' * (left != 1)} still stale against it "
                     "(l reviews them; ragtriage validate lists them)"
                 )
-        if self.session.dirty:
+        if self.session.unsaved:
             msg += " · edits made while saving are not saved yet"
         return msg
 

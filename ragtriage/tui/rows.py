@@ -6,7 +6,7 @@ filtering and sorting 100,000 rows are plain list operations a test can call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..core.diagnosis import NOT_SCORED, PASSING
@@ -76,13 +76,15 @@ class CaseRows:
         self.query = ""
         self.sort_column: str | None = None
         self.sort_reverse = False
-        self.order: list[int] = list(range(len(self.rows)))
+        # the visible rows' indices: a range while nothing filters or sorts (no 100k list
+        # made again after every edit), else the list the filter and sort left
+        self.order: Sequence[int] = range(len(self.rows))
         self._index()
 
     def _index(self) -> None:
         self._hay: list[str] = [r.haystack for r in self.rows]
-        self._row_of: dict[str, int] | None = None  # case id -> row index, built on first use
-        self._filtered: tuple[tuple[str, ...], list[int]] = ((), list(range(len(self.rows))))
+        self._ids: list[str] = [r.id for r in self.rows]  # found with list.index, at C speed
+        self._filtered: tuple[tuple[str, ...], Sequence[int]] = ((), range(len(self.rows)))
 
     @classmethod
     def from_cases(
@@ -100,9 +102,15 @@ class CaseRows:
     def visible(self, index: int) -> Row:
         return self.rows[self.order[index]]
 
+    def _row(self, case_id: str) -> int | None:
+        try:
+            return self._ids.index(case_id)
+        except ValueError:
+            return None
+
     def position_of(self, case_id: str) -> int | None:
         """Visible position of a case id, or None when filtered out."""
-        i = self._row_map().get(case_id)
+        i = self._row(case_id)
         if i is None:
             return None
         try:
@@ -129,42 +137,40 @@ class CaseRows:
         """Apply the rows of a few changed cases in place: ``changed`` maps a case id to its
         new row (None: the case is gone); ``order(id)`` is a case's position in the file.
         False when the rows could not be kept in step (the caller rebuilds them all)."""
-        rows, hay = self.rows, self._hay
-        row_of = self._row_map()
-        gone = sorted(
-            (row_of[cid] for cid, row in changed.items() if row is None and cid in row_of), reverse=True
+        rows, hay, ids = self.rows, self._hay, self._ids
+        where = {cid: self._row(cid) for cid in changed}
+        for i in sorted(
+            (i for cid, i in where.items() if i is not None and changed[cid] is None), reverse=True
+        ):
+            del rows[i], hay[i], ids[i]
+        new = sorted(
+            (order(cid), row) for cid, row in changed.items() if row is not None and where[cid] is None
         )
-        for i in gone:
-            del rows[i], hay[i]
-        new = [(order(cid), row) for cid, row in changed.items() if row is not None and cid not in row_of]
-        if gone or new:
-            self._row_of = None
-        for at, row in sorted(new, key=lambda x: x[0]):
+        for at, row in new:
             if at > len(rows):
                 return False
             rows.insert(at, row)
             hay.insert(at, row.haystack)
-        if gone or new:
-            row_of = self._row_map()
+            ids.insert(at, row.id)
         for cid, new_row in changed.items():
-            if new_row is None or cid not in row_of:
+            if new_row is None or where[cid] is None:
                 continue
-            i = row_of[cid]
-            rows[i], hay[i] = new_row, new_row.haystack
-            if order(cid) != i:
+            i = order(cid)
+            if not (0 <= i < len(ids)) or ids[i] != cid:
                 return False  # the file's order and the rows' differ: rebuild
-        self._filtered = ((), list(range(len(rows))))
+            rows[i], hay[i] = new_row, new_row.haystack
+        self._filtered = ((), range(len(rows)))
         self._refresh()
         return True
-
-    def _row_map(self) -> dict[str, int]:
-        if self._row_of is None:
-            self._row_of = {r.id: i for i, r in enumerate(self.rows)}
-        return self._row_of
 
     def _refresh(self) -> None:
         rows = self.rows
         words = tuple(self.query.lower().split())
+        col = self.sort_column
+        if not words and col is None:
+            self.order = self._filtered[1] if not self._filtered[0] else range(len(rows))
+            self._filtered = ((), self.order)
+            return
         prev_words, prev = self._filtered
         if words == prev_words:
             order = list(prev)
@@ -182,7 +188,6 @@ class CaseRows:
                 order = [i for i in order if w in hay[i]]
             self._filtered = (words, order)
             order = list(order)
-        col = self.sort_column
         if col is not None:
             if col == "flags":
                 key = lambda i: rows[i].flags  # noqa: E731

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.testset.savecopy import copy_for_save, saved_from, version
+from ..core.testset.savecopy import copy_for_save, saved_from, unsaved, version
 from .edits import AddCase, Change, Edit, describe, edit_from_record, expected_of
 
 if TYPE_CHECKING:
@@ -186,7 +186,15 @@ class Session:
 
     @property
     def dirty(self) -> bool:
+        """Unsaved edits, exactly (joins the whole text once per edit: ask it before a quit,
+        not after every key)."""
         return bool(self.doc.dirty)
+
+    @property
+    def unsaved(self) -> bool:
+        """Edits since the last load or save, without joining the text (what a status line
+        shows; also True for edits that cancelled out)."""
+        return unsaved(self.doc)
 
     # -- saving ------------------------------------------------------------------------
     def begin_save(self, corpus: Any = None, *, force: bool = False, point: str | None = None) -> SaveJob:

@@ -291,7 +291,7 @@ leaves a recovery file the next start offers to restore.
             parts.append("corpus not loaded")
         if app.loaded and app.session.saving is not None:
             parts.append("saving…")
-        elif app.loaded and app.session.dirty:
+        elif app.loaded and app.session.unsaved:
             parts.append("● unsaved")
         self.query_one("#status", Static).update(" · ".join(parts))
 

@@ -101,13 +101,25 @@ notes written in triage are kept beside the test set and shown on Cases.
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self._start()
+        early, self._early_keys = self._early_keys or [], None
+        for key in early:  # through the app again: bindings first, then the field with focus
+            self.app.post_message(events.Key(key.key, key.character))
+
+    def open(self, case_id: str | None, *, after: str | None = None) -> None:
+        """Show another case in this (kept) editor: a new editor screen costs ~100 ms of
+        widgets and styles to build, so the app builds one and reuses it."""
+        self.case_id = case_id
+        self.after = after if after is not None else case_id
+        self.errors = {}
+        if self.is_mounted:
+            self._start()
+
+    def _start(self) -> None:
         self._original = self._case()
         self.load_form()
         self.set_focus(self.query_one("#f-question" if self.case_id else "#f-id"), scroll_visible=False)
         self.query_one("#form", VerticalScroll).scroll_home(animate=False)  # the id label first
-        early, self._early_keys = self._early_keys or [], None
-        for key in early:  # through the app again: bindings first, then the field with focus
-            self.app.post_message(events.Key(key.key, key.character))
 
     def _forward_event(self, event: events.Event) -> None:
         # Keys typed right after `enter` or `a` (the editor still mounting, no field focused

@@ -235,7 +235,7 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
         head: list[str] = []
         if app.loaded and app.session.saving is not None:
             head.append("saving…")
-        elif app.loaded and app.session.dirty:
+        elif app.loaded and app.session.unsaved:
             head.append("● unsaved")
         if run.controller is not None:
             head.append(f"running {len(state)}/{run.controller.total}")
