@@ -86,6 +86,8 @@ class RagtriageApp(SavingApp):
     # -- navigation: screens never import each other ---------------------------------------
     def open_editor(self, case_id: str | None, after: str | None = None) -> None:
         """The case editor on ``case_id`` (None: a new case, placed after ``after``)."""
+        if self.closing:
+            return  # q was pressed: the keys typed after it open nothing
         from .screens.editor import EditorScreen
 
         if not self.loaded:
@@ -103,11 +105,15 @@ class RagtriageApp(SavingApp):
         self.push_screen(EDITOR)
 
     def open_picker(self, case_id: str) -> None:
+        if self.closing:
+            return  # q was pressed: the keys typed after it open nothing
         from .screens.picker import PickerScreen
 
         self.push_screen(PickerScreen(case_id))
 
     def open_stale(self) -> None:
+        if self.closing:
+            return  # q was pressed: the keys typed after it open nothing
         from .screens.stale import StaleScreen
 
         if not self.loaded:
@@ -119,6 +125,8 @@ class RagtriageApp(SavingApp):
 
     def open_triage(self) -> None:
         """The Triage screen: a view of the open run (kept installed, so a visit is instant)."""
+        if self.closing:
+            return  # q was pressed: the keys typed after it open nothing
         from .screens.triage import TriageScreen
 
         if self.run_path is None:
@@ -130,6 +138,8 @@ class RagtriageApp(SavingApp):
             self.push_screen(TRIAGE)
 
     def open_grading(self) -> None:
+        if self.closing:
+            return  # q was pressed: the keys typed after it open nothing
         from .screens.grading import GradingScreen
 
         if not self.run_session.loaded:
@@ -139,6 +149,8 @@ class RagtriageApp(SavingApp):
 
     def open_run(self) -> None:
         """Ask for a system, k and a run file; run the test set on the Triage screen."""
+        if self.closing:
+            return  # q was pressed: the keys typed after it open nothing
         from ..core.runpaths import default_run_path
         from .dialogs.run import RunDialog
 
@@ -167,6 +179,8 @@ class RagtriageApp(SavingApp):
 
     def open_export(self) -> None:
         """Ask for a format (or a CI report) and a path; write it in a worker, then say where."""
+        if self.closing:
+            return  # q was pressed: the keys typed after it open nothing
         from .dialogs.export import ExportDialog, ExportRequest
 
         if not self.loaded:
@@ -273,6 +287,8 @@ class RagtriageApp(SavingApp):
 
     # -- help, quit ----------------------------------------------------------------------------
     def action_help(self) -> None:
+        if self.closing:
+            return  # q was pressed: the keys typed after it open nothing
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(self.screen))

@@ -44,6 +44,7 @@ from .session import Recovery, Session, find_recovery
 from .stale_state import StaleJob, StaleTracker
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
     from textual.timer import Timer
 
     from ..core.corpus import Corpus
@@ -100,6 +101,7 @@ class AppBase(App[int]):
         self._grader: str | None = None  # the grader's name when the settings cannot be written
         self._system_answers: dict[str, SystemAnswered] = {}  # --system's ranking per case
         self._system_asked: set[tuple[str, str]] = set()
+        self.closing = False  # exit() was called: queued keys change nothing any more
 
     # -- state -----------------------------------------------------------------------
     @property
@@ -401,11 +403,21 @@ class AppBase(App[int]):
         for screen in self.screen_stack:  # (a view off the stack catches up when shown again)
             screen.post_message(RunChanged(event))
 
+    def exit(
+        self, result: int | None = None, return_code: int = 0, message: RenderableType | None = None
+    ) -> None:
+        """Quit. Keys typed after ``q`` may still be in the queue: from now on they open no
+        screen and edit nothing (a screen built while the app tears down failed)."""
+        self.closing = True
+        super().exit(result, return_code, message)
+
     # -- one place where edits happen ------------------------------------------------------
     def edit(self, edit: Edit) -> Change:
         """Apply one edit through the session and announce what it touched.
 
         Raises ``TestSetError`` (nothing changed) on a bad value."""
+        if self.closing:
+            return Change(frozenset(), frozenset(), "the app is closing: not applied")
         change = self.session.apply(edit)
         if change.edit is not None:
             self.after_change(change)

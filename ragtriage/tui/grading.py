@@ -93,9 +93,7 @@ class Progress:
     def text(self) -> str:
         if self.judged_run:
             return f"{self.paired} / {self.needed} toward a judge bar"
-        return (
-            f"{self.graded} graded · this run has no judge verdicts (a judge bar needs {self.needed} paired)"
-        )
+        return f"{self.graded} graded · no judge in this run (a bar needs {self.needed} judged and graded)"
 
 
 def gradeable(record: CaseRecord) -> bool:

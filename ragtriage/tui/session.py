@@ -212,6 +212,7 @@ class Session:
             recorded = list(doc.record_labels(corpus) or [])
         if version(doc) != was:
             self._labels_step = Change(frozenset(), frozenset(recorded), "labels recorded on save")
+            self.generation += 1  # a check that read the labels before they were recorded is redone
         job = SaveJob(copy_for_save(doc), force, recorded, point, self.generation, len(self.ops))
         self.saving = job
         return job

@@ -78,7 +78,7 @@ async def test_grading_is_a_blind_queue_with_progress_and_undo(judged_run, size,
         assert first in disagreeing  # ungraded disagreements first
         assert grading.queue[: len(disagreeing)] == disagreeing and sorted(grading.queue) == sorted(gradeable)
         status = text_of(grading.query_one("#grading-status"))
-        assert "0 / 30 toward a judge bar" in status and f"{len(gradeable)} answers to grade" in status
+        assert "0 / 30 toward a judge bar" in status and f"{len(gradeable)} to grade" in status
         shown = text_of(grading.query_one("#grading-text"))
         rec = state.record(first)
         assert str(rec["question"]) in shown and "the chunks the model saw" in shown

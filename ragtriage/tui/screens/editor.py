@@ -35,7 +35,7 @@ FIELD_HELP = {
     "answer": "reference answer (optional)",
     "unanswerable": "the documents do not answer it; the right answer is to decline",
     "tags": "free labels, separated by commas",
-    "notes": "for reviewers",
+    "notes": "the test set's own notes on the case (triage's review notes are kept apart)",
 }
 
 
@@ -116,6 +116,8 @@ notes written in triage are kept beside the test set and shown on Cases.
             self._start()
 
     def _start(self) -> None:
+        if self.rt.closing:  # opened by a key typed right after q: the app is going away
+            return
         self._original = self._case()
         self.load_form()
         self.set_focus(self.query_one("#f-question" if self.case_id else "#f-id"), scroll_visible=False)
@@ -348,7 +350,7 @@ notes written in triage are kept beside the test set and shown on Cases.
             self.after = self.case_id  # the new case goes right after this one
         self.case_id = None
         self.load_form()
-        self.query_one("#f-id").focus()
+        self.set_focus(self.query_one("#f-id"))  # at once: the next keys are the new id
 
     def action_duplicate(self) -> None:
         if not self.commit() or self.case_id is None or self._case() is None:

@@ -127,8 +127,8 @@ kept in <stem>.grades.jsonl beside the test set, with your name.
         state = run.state
         records = state.records if state is not None else []
         p = progress(records, run.grades, self._needed())
-        left = len(self.queue) - self.at if self.current is not None else 0
-        status = f"Grading · {p.text()} · {left} answer{'s' * (left != 1)} to grade"
+        left = len(self.queue) if self.current is not None else 0
+        status = f"Grading · {left} to grade · {p.text()}"
         self.query_one("#grading-status", Static).update(Text(status))
         self.query_one("#grading-last", Static).update(self.last)
         cid = self.current
@@ -184,8 +184,10 @@ kept in <stem>.grades.jsonl beside the test set, with your name.
                 t.append("  (text not in the loaded corpus)\n", style="dim italic")
         case = app.doc.case(rec["id"]) if app.loaded and rec["id"] in app.doc else None
         if case is not None and (case.answer or case.must_contain):
-            t.append("\nreference  ", style="dim")
-            t.append((case.answer or "") + "\n")
+            t.append("\n")
+            if case.answer:
+                t.append("reference  ", style="dim")
+                t.append(case.answer + "\n")
             if case.must_contain:
                 t.append("must contain  ", style="dim")
                 t.append(" · ".join(f"“{s}”" for s in case.must_contain) + "\n")
