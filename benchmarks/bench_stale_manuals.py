@@ -14,7 +14,9 @@ it was), so each automatic fix is right, wrong, or onto a copy in another docume
 
 Columns: labels judged; ``auto``: automatic fixes; ``right``; ``wrong`` (a fix whose chunk
 does not hold the labelled text at its place); ``other doc`` (a fix onto a copy in another
-document); ``false ok``; ``review``: labels left for a person, and ``top-3``: how many of
+document); ``false ok``; ``review``: labels left for a person, of which ``held`` wait for another label's review (the
+fix would write new text under an id another case still expects: ``StaleReport.settle``),
+and ``top-3``: how many of
 those that have a right chunk at all have one among their first three candidates. Not a
 timing benchmark: the figures are counts, the same on every machine.
 """
@@ -51,7 +53,7 @@ def main() -> None:
     print(f"ragtriage from {Path(ragtriage.__file__).resolve().parent.parent}")
     print(f"{len(langs)} languages x {len(mk.PAIRS)} chunkings (old -> new) x {len(kinds)} edit kinds")
     t0 = time.perf_counter()
-    head = f"{'labels':9} {'edit':9} {'labels':>7} {'auto':>6} {'right':>6} {'wrong':>6} {'other doc':>9} {'false ok':>8} {'review':>7} {'top-3':>13}"
+    head = f"{'labels':9} {'edit':9} {'labels':>7} {'auto':>6} {'right':>6} {'wrong':>6} {'other doc':>9} {'false ok':>8} {'review':>7} {'held':>5} {'top-3':>13}"
     grand = mk.Score()
     for spans in modes:
         print()
@@ -79,7 +81,7 @@ def _line(mode: str, kind: str, s) -> str:
     pct = f"{s.top3}/{s.top3_of} {100 * s.top3 / s.top3_of:.1f}%" if s.top3_of else "-"
     return (
         f"{mode:9} {kind:9} {s.labels:7d} {s.auto:6d} {s.right:6d} {len(s.wrong):6d} "
-        f"{len(s.other_doc):9d} {len(s.false_ok):8d} {s.review:7d} {pct:>13}"
+        f"{len(s.other_doc):9d} {len(s.false_ok):8d} {s.review:7d} {getattr(s, 'held', 0):5d} {pct:>13}"
     )
 
 

@@ -78,7 +78,12 @@ def _progress(path: Path | None) -> tuple[ProgressCallback | None, Callable[[], 
 def _fmt_cands(e: StaleEntry) -> str:
     if not e.candidates:
         return "no candidate"
-    parts = [f"{cid} ({score:.2f})" for cid, score in e.candidates]
+    parts = [
+        f"{cid} ({score:.2f}, another document: {e.elsewhere[cid]})"
+        if cid in e.elsewhere
+        else f"{cid} ({score:.2f})"
+        for cid, score in e.candidates
+    ]
     if e.status in ("split",) or (e.status == "changed" and e.expect == "all"):
         return " + ".join(parts) + ", expect: all"
     return ", ".join(parts)
@@ -120,6 +125,8 @@ def render(
             arrow = "→" if e.candidates else " "
             mark = "✓" if e.fixed else "✗"
             lines.append(f"  {mark} {e.label:<{wid}}  {e.status:<10} {arrow} {_fmt_cands(e)}  [{_what(e)}]")
+            if e.note and not e.fixed:
+                lines.append(f"    {'':<{wid}}  ({e.note})")
     counts = report.counts
     total = sum(counts.values())
     line = f"{total} label{'s' if total != 1 else ''}: " + ", ".join(f"{n} {s}" for s, n in counts.items())

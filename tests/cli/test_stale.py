@@ -93,7 +93,7 @@ def test_exit_0_when_nothing_is_stale(cli, tmp_path):
     (tmp_path / "c.jsonl").write_text('{"id": "a", "text": "Alpha beta\\ngamma delta."}\n', encoding="utf-8")
     (tmp_path / "t.yaml").write_text(
         "version: 1\ncorpus: c.jsonl\ncases:\n  - id: q\n    question: alpha?\n    expected: [a]\n"
-        "labels:\n  a:\n    text: alpha  beta gamma delta.\n",
+        "labels:\n  a:\n    text: Alpha  beta gamma delta.\n",
         encoding="utf-8",
     )
     r = cli("stale", tmp_path / "t.yaml")
