@@ -108,6 +108,14 @@ def add_run_options(
         "--dry-run", action="store_true", help="say how many calls and about how many prompt tokens, and stop"
     )
     p.add_argument(
+        "--cite",
+        choices=("inline", "prompt", "field"),
+        default=None,
+        help="where the grounding check's cited chunks come from: inline [chunk-id] citations in the "
+        "answer, the prompt's chunks (a system that does not cite), or the result's `cited` field "
+        "(default: the test set's cite:, else inline)",
+    )
+    p.add_argument(
         "--judge",
         default=None,
         metavar="SPEC",

@@ -173,6 +173,7 @@ def run_options(args) -> dict:
         api_key_env=args.api_key_env,
         judge=getattr(args, "judge", None),
         judge_key_env=getattr(args, "judge_key_env", "OPENAI_API_KEY"),
+        cite=getattr(args, "cite", None),
     )
 
 

@@ -136,6 +136,7 @@ class CheckResult:
     details: dict[str, str] = field(default_factory=dict)  # id -> where to look, for failing cases
     meta: dict[str, Any] = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
     stale_corpus: str | None = None  # the chunks file the labels were checked against
+    unknown_ids: str | None = None  # set when no ranked id of any case is in the corpus: no pass
 
     @property
     def failed_bars(self) -> list[BarResult]:
@@ -143,7 +144,7 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        return not self.failed_bars and not self.stale and not self.missing
+        return not self.failed_bars and not self.stale and not self.missing and not self.unknown_ids
 
     def failures(self) -> list[CaseRecord]:
         """Failing cases (reason not passing and scored), in triage order."""
@@ -241,6 +242,8 @@ def render_text(res: CheckResult) -> str:
         out.append(
             f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']}{against} (see `ragtriage stale`)"
         )
+    if res.unknown_ids:
+        out.append(f"✗ UNKNOWN IDS  {res.unknown_ids}")
     if res.missing:
         out.append(
             f"✗ INCOMPLETE  {len(res.missing)} case(s) of the test set have no result in the run: "
@@ -258,6 +261,8 @@ def render_text(res: CheckResult) -> str:
         parts.append(f"{len(res.stale)} stale label(s)")
     if res.missing:
         parts.append(f"{len(res.missing)} case(s) without a result")
+    if res.unknown_ids:
+        parts.append("no ranked id is in the corpus")
     out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
     return "\n".join(out) + "\n"
 
@@ -479,10 +484,11 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
 
 
 def _judged_records(
-    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str]
+    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str], cite: str | None = None
 ) -> tuple[list[CaseRecord], Summary, list[str]]:
     """(the run's records for the test set's cases, in its order; the summary they give;
-    the case ids the run lacks). A run of another version of the test set is rescored."""
+    the case ids the run lacks). A run of another version of the test set, or judged with
+    another ``cite`` mode than it was made with, is rescored."""
     from .summary import summarize
 
     by_id = {r["id"]: r for r in run.cases}
@@ -493,17 +499,24 @@ def _judged_records(
     run_hash = run.meta.get("testset_hash")
     doc_hash = getattr(doc, "content_hash", None)
     changed = bool(run_hash and doc_hash and run_hash != doc_hash)
+    made_with = run.meta.get("cite") or "inline"
+    mode = _cite_mode(doc, run, cite)
     summary = run.summary
     records = [by_id[cid] for cid in ids if cid in by_id]
-    if changed:
+    if changed or mode != made_with:
+        from .evaluate import with_cite
         from .scoring import rescore
 
-        notes.append(
-            "the test set changed since this run was made: its answers were rescored against the "
-            "current cases (no new calls)"
-        )
+        if changed:
+            notes.append(
+                "the test set changed since this run was made: its answers were rescored against the "
+                "current cases (no new calls)"
+            )
+        if mode != made_with:
+            notes.append(f"grounding judged with cite: {mode} (the run was made with {made_with}): rescored")
         look = chunk_text or (lambda _id: None)
-        records = [rescore(by_id[c.id], c, k, look, doc.settings) for c in doc.cases if c.id in by_id]
+        settings = with_cite(doc.settings, mode)
+        records = [rescore(by_id[c.id], c, k, look, settings) for c in doc.cases if c.id in by_id]
         summary = None
     if extra:
         notes.append(
@@ -552,6 +565,7 @@ def judge(
     run_label: str | None = None,
     chunk_text=None,
     stale_corpus: str | None = None,
+    cite: str | None = None,
 ) -> CheckResult:
     """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
 
@@ -561,8 +575,9 @@ def judge(
     and the summary recomputed, so the bars judge the test set as it is now."""
     k = run.meta.get("k") or doc.settings.k
     notes: list[str] = []
-    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes)
+    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes, cite)
     results = measure(bars, records, summary, k)
+    unknown = _id_notes(records, k, run.meta.get("corpus"), _cite_mode(doc, run, cite), notes)
     deep = _depth_note(bars, records, k)
     if deep is not None:
         notes.append(deep)
@@ -583,4 +598,29 @@ def judge(
         details=details,
         meta=meta,
         stale_corpus=stale_corpus if stale else None,
+        unknown_ids=unknown,
     )
+
+
+def _cite_mode(doc: Any, run: Any, cite: str | None) -> str:
+    """The cite mode a check judges grounding with: ``--cite``, else the test set's ``cite:``
+    (a run made with another one is rescored)."""
+    return str(cite or getattr(doc.settings, "cite", None) or "inline")
+
+
+def _id_notes(records: list[CaseRecord], k: int, corpus: str | None, cite: str, notes: list[str]) -> str | None:
+    """Notes on unknown ids and on a run that cites nothing (idcheck.py); the refusal when no
+    ranked id of any case is in the corpus (a gate passed on such ids would be noise)."""
+    from .idcheck import citation_warning, id_health, id_warnings
+
+    notes.extend(id_warnings(records, k, corpus))
+    cited = citation_warning(records, cite)
+    if cited:
+        notes.append(cited)
+    h = id_health(records, k)
+    if h is not None and h.none_known:
+        return (
+            f"none of the {h.ranked} ranked ids (k={k}) of {h.cases} cases is in the corpus: "
+            "the gate is not judged on them (see the note above)"
+        )
+    return None

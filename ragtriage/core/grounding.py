@@ -4,11 +4,18 @@
 the first reason found, written for a person:
 
 1. an abstention is supported;
-2. no ``[chunk-id]`` citation -> ``no source``;
-3. a cited ID the generator did not see -> ``source outside prompt: ID``;
-4. a number in the answer (outside citations) that is not a number of the cited
+2. no cited chunk -> ``no source``;
+3. a cited chunk that is not in the corpus -> ``source not in corpus: ID`` (when the
+   corpus is known: a citation of a chunk nobody can read supports nothing);
+4. a cited ID the generator did not see -> ``source outside prompt: ID``;
+5. a number in the answer (outside citations) that is not a number of the cited
    chunks -> ``number N missing from source`` (numbers read as numbers, number
    words of the language, units compared when both sides give one).
+
+Where the cited set comes from is the test set's ``cite`` (``--cite``): ``inline``, the
+``[chunk-id]`` citations in the answer; ``prompt``, the chunks the generator saw (for a
+system that returns its sources beside the answer and does not cite); ``field``, the
+``cited`` list of the result.
 """
 
 from __future__ import annotations
@@ -187,6 +194,27 @@ def _unsupported_number(wanted: Sequence[Number], by_value: Mapping[Any, list[Nu
     return ""
 
 
+CITE_MODES = ("inline", "prompt", "field")
+NO_SOURCE = {
+    "inline": "no source",
+    "prompt": "no source (the generator saw no chunk)",
+    "field": "no source (the result has no `cited` list)",
+}
+
+
+def cited_ids(
+    answer: str | None, prompt_ids: Sequence[str], cite: str = "inline", cited: Any = None
+) -> list[str]:
+    """The cited set of ``cite`` mode (see the module doc), duplicates kept once."""
+    if cite == "prompt":
+        return list(dict.fromkeys(prompt_ids))
+    if cite == "field":
+        if type(cited) is not list:
+            return []
+        return list(dict.fromkeys(c for c in cited if type(c) is str and c))
+    return _citations(answer or "")[0]
+
+
 def check_grounding(
     answer: str | None,
     prompt_ids: Sequence[str],
@@ -195,15 +223,25 @@ def check_grounding(
     language: str | None = None,
     decline: Sequence[str] | None = None,
     abstained: bool | None = None,
+    cite: str = "inline",
+    cited: Any = None,
+    known: Callable[[str], bool] | None = None,
 ) -> str:
-    """'' when supported, else the first reason (see the module doc)."""
+    """'' when supported, else the first reason (see the module doc). ``cited``: the
+    result's ``cited`` list (``cite="field"``); ``known(id)``: is that chunk in the corpus
+    (None: no corpus to tell)."""
     if abstained is None:
         abstained = is_abstention(answer, decline_phrases(language, decline))
     if abstained:
         return ""
-    cited, body = _citations(answer or "")
+    inline, body = _citations(answer or "")
+    cited = inline if cite == "inline" else cited_ids(answer, prompt_ids, cite, cited)
     if not cited:
-        return "no source"
+        return NO_SOURCE.get(cite, "no source")
+    if known is not None:
+        for cid in cited:
+            if not known(cid):
+                return f"source not in corpus: {cid}"
     for i, cid in enumerate(cited):
         if cid not in prompt_ids:
             # the same id in another Unicode form (a generator writes "í" composed where the
