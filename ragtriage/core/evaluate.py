@@ -397,7 +397,15 @@ def _evaluate(
     keep: list[CaseRecord] | None = None
     if resume and Path(out).exists():
         keep, records = _resumed(
-            out, doc, meta=meta, k=k, cases=cases, ctx=ctx, warnings=warnings, judge_=judge_, settings=settings
+            out,
+            doc,
+            meta=meta,
+            k=k,
+            cases=cases,
+            ctx=ctx,
+            warnings=warnings,
+            judge_=judge_,
+            settings=settings,
         )
     todo = [c for c in cases if c.id not in records]
     if hasattr(sys_, "prepare"):

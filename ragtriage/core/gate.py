@@ -608,7 +608,9 @@ def _cite_mode(doc: Any, run: Any, cite: str | None) -> str:
     return str(cite or getattr(doc.settings, "cite", None) or "inline")
 
 
-def _id_notes(records: list[CaseRecord], k: int, corpus: str | None, cite: str, notes: list[str]) -> str | None:
+def _id_notes(
+    records: list[CaseRecord], k: int, corpus: str | None, cite: str, notes: list[str]
+) -> str | None:
     """Notes on unknown ids and on a run that cites nothing (idcheck.py); the refusal when no
     ranked id of any case is in the corpus (a gate passed on such ids would be noise)."""
     from .idcheck import citation_warning, id_health, id_warnings

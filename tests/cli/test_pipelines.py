@@ -81,10 +81,15 @@ def test_a_share_of_unknown_ranked_ids_is_a_warning_with_its_cause(tmp_path, cli
         {"ranking": ["d"], "answer": "see [x9]", "unknown_cited": ["x9"]},
     ]
     warn = id_warnings(recs, 3, "c.jsonl")
-    assert warn[0].startswith("3 of 7 ranked ids at k=3 (43%) are not in the corpus c.jsonl (e.g. x1, x2, x3)")
+    assert warn[0].startswith(
+        "3 of 7 ranked ids at k=3 (43%) are not in the corpus c.jsonl (e.g. x1, x2, x3)"
+    )
     assert "likely cause" in warn[0] and "Fix:" in warn[0]
     assert warn[1].startswith("1 case(s) cite a chunk that is not in the corpus")
-    assert id_warnings([{"ranking": ["a", "b", "c"]}, {"ranking": ["d", "x"], "unknown_ranked": ["x"]}], 3, None) == []
+    assert (
+        id_warnings([{"ranking": ["a", "b", "c"]}, {"ranking": ["d", "x"], "unknown_ranked": ["x"]}], 3, None)
+        == []
+    )
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +125,9 @@ def test_cite_prompt_is_not_a_rubber_stamp(tmp_path, cli_in):
     """Every other answer gets a sentence no source says ("since Python 2.5"): those, and only
     those, are unsupported under --cite prompt."""
     out = tmp_path / "run.jsonl"
-    r = cli_in("run", PYDOCS, "--system", CHAIN + "ask_embellished", "--cite", "prompt", "--out", out, "--quiet")
+    r = cli_in(
+        "run", PYDOCS, "--system", CHAIN + "ask_embellished", "--cite", "prompt", "--out", out, "--quiet"
+    )
     assert r.returncode == 0, r.stderr
     cases, summary = _records(out)
     meta = orjson.loads(out.read_bytes().splitlines()[0])
@@ -142,6 +149,8 @@ def test_cite_field_takes_the_results_cited_list(tmp_path, cli_in):
     cases, summary = _records(out)
     assert all(c["cited"] == c["ranking"][:1] for c in cases)
     assert summary["supported"] == 1.0
-    r = cli_in("run", PYDOCS, "--system", CHAIN + "ask", "--cite", "field", "--out", tmp_path / "b.jsonl", "--quiet")
+    r = cli_in(
+        "run", PYDOCS, "--system", CHAIN + "ask", "--cite", "field", "--out", tmp_path / "b.jsonl", "--quiet"
+    )
     cases, _ = _records(tmp_path / "b.jsonl")
     assert {c["why"] for c in cases if not c["abstained"]} == {"no source (the result has no `cited` list)"}

@@ -278,13 +278,18 @@ def test_review_hint_quotes_a_path_with_spaces(tmp_path, capsys):
 def test_a_corpus_unrelated_to_the_labels_is_named_as_such(cli, tmp_path):
     """Issue 20: every label `missing` because the chunks file is another collection (or its
     ids are uuid4s made anew) is said in one note, not left as forty reviews."""
-    rows = [{"id": f"5e1c-{i}", "text": f"Lorem ipsum dolor sit amet number {i} consectetur."} for i in range(5)]
+    rows = [
+        {"id": f"5e1c-{i}", "text": f"Lorem ipsum dolor sit amet number {i} consectetur."} for i in range(5)
+    ]
     (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     labels = "".join(
-        f"  a{i}:\n    text: The warranty covers repairs for {i} years after the day of purchase.\n" for i in range(3)
+        f"  a{i}:\n    text: The warranty covers repairs for {i} years after the day of purchase.\n"
+        for i in range(3)
     )
     cases = "".join(f"  - id: q{i}\n    question: warranty {i}?\n    expected: [a{i}]\n" for i in range(3))
-    (tmp_path / "t.yaml").write_text(f"version: 1\ncorpus: c.jsonl\ncases:\n{cases}labels:\n{labels}", encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(
+        f"version: 1\ncorpus: c.jsonl\ncases:\n{cases}labels:\n{labels}", encoding="utf-8"
+    )
     r = cli("stale", tmp_path / "t.yaml")
     assert r.returncode == 1
     assert "note: none of the 3 labels' ids is in this corpus" in r.stdout and "uuid4" in r.stdout

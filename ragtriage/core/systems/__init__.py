@@ -109,7 +109,9 @@ class Context:
         set has a corpus (so unknown ids are recorded), plain otherwise."""
         from ..scoring import ChunkText
 
-        return ChunkText(self.chunk_text, self.in_corpus) if self._corpus_path is not None else self.chunk_text
+        return (
+            ChunkText(self.chunk_text, self.in_corpus) if self._corpus_path is not None else self.chunk_text
+        )
 
     def in_corpus(self, cid: str) -> bool:
         """Does the corpus hold chunk ``cid`` (the same id in another Unicode form counts)?"""
