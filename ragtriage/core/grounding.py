@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from .numbers import Number, find_numbers
+from .numbers import Number, find_numbers, same_number
 
 DECLINE = {
     "es": ("no lo sé",),
@@ -182,7 +182,7 @@ def _numbers_by_value(
 
 def _unsupported_number(wanted: Sequence[Number], by_value: Mapping[Any, list[Number]]) -> str:
     for n in wanted:
-        same = by_value.get(n.value)
+        same = [s for s in by_value.get(n.value) or () if same_number(n, s)]
         if not same:
             return f"number {_fmt(n)} missing from source"
         if n.unit is not None and all(s.unit is not None and s.unit != n.unit for s in same):
