@@ -230,18 +230,47 @@ def check_grounding(
     """'' when supported, else the first reason (see the module doc). ``cited``: the
     result's ``cited`` list (``cite="field"``); ``known(id)``: is that chunk in the corpus
     (None: no corpus to tell)."""
+    return ground(answer, prompt_ids, chunk_text, language, decline, abstained, cite, cited, known)[0]
+
+
+def ground(
+    answer: str | None,
+    prompt_ids: Sequence[str],
+    chunk_text: Callable[[str], str | None],
+    language: str | None = None,
+    decline: Sequence[str] | None = None,
+    abstained: bool | None = None,
+    cite: str = "inline",
+    cited: Any = None,
+    known: Callable[[str], bool] | None = None,
+) -> tuple[str, list[str]]:
+    """:func:`check_grounding`'s reason, and the cited set it judged (read once: the scoring
+    records the cited ids the corpus does not hold)."""
     if abstained is None:
         abstained = is_abstention(answer, decline_phrases(language, decline))
-    if abstained:
-        return ""
-    inline, body = _citations(answer or "")
+    inline, body = _citations(answer) if answer and "[" in answer else ([], answer or "")
     cited = inline if cite == "inline" else cited_ids(answer, prompt_ids, cite, cited)
+    if abstained:
+        return "", cited
+    return _reason(cited, body, prompt_ids, chunk_text, language, cite, known), cited
+
+
+def _reason(
+    cited: list[str],
+    body: str,
+    prompt_ids: Sequence[str],
+    chunk_text: Callable[[str], str | None],
+    language: str | None,
+    cite: str,
+    known: Callable[[str], bool] | None,
+) -> str:
     if not cited:
         return NO_SOURCE.get(cite, "no source")
     if known is not None:
         for cid in cited:
             if not known(cid):
                 return f"source not in corpus: {cid}"
+    cited = list(cited)
     for i, cid in enumerate(cited):
         if cid not in prompt_ids:
             # the same id in another Unicode form (a generator writes "í" composed where the

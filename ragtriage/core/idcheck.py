@@ -53,20 +53,23 @@ def id_health(records: Iterable[Mapping[str, Any]], k: int) -> IdHealth | None:
     ranked = unknown = cases = all_unknown = cited = 0
     examples: list[str] = []
     for r in records:
-        top = list(dict.fromkeys(c for c in (r.get("ranking") or ())[:k] if type(c) is str))
-        bad = r.get("unknown_ranked") or []
+        ranking = r.get("ranking")
         if r.get("unknown_cited"):
             cited += 1
-        if not top:
+        if not ranking:
             continue
+        bad = r.get("unknown_ranked")
+        n = len(ranking) if len(ranking) <= k else k
+        if bad or len(set(ranking[:k])) != n:  # (a ranking holding an id twice counts it once)
+            n = len(dict.fromkeys(c for c in ranking[:k] if type(c) is str))
         cases += 1
-        ranked += len(top)
-        unknown += len(bad)
-        if len(bad) >= len(top):
-            all_unknown += 1
-        for c in bad:
-            if len(examples) < 3 and c not in examples:
-                examples.append(c)
+        ranked += n
+        if bad:
+            unknown += len(bad)
+            all_unknown += len(bad) >= n
+            for c in bad:
+                if len(examples) < 3 and c not in examples:
+                    examples.append(c)
     return IdHealth(ranked, unknown, cases, all_unknown, cited, tuple(examples))
 
 

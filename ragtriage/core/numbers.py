@@ -14,7 +14,7 @@ import re
 import unicodedata
 from decimal import Decimal
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .numwords import AND_HALF, FRACTIONS, HALF_WORDS, HALVES, JOINERS, NUMERATORS, _lang, number_words
 
@@ -105,7 +105,7 @@ _CURRENCY = {"€": "EUR", "$": "USD", "£": "GBP"}  # the symbols read before a
 _SEPS = re.compile(r"([.,])")
 # digits not glued to a letter or digit before them (``utf8``, ``x86``: part of a name), nor
 # to a separator; ``_`` may stand before them (``gentoo_0.9.13``), and a version's ``v`` (``v2.0``)
-_NOT_GLUED = r"(?<![.,])(?:(?<![^\W_])|(?<=(?<![^\W_])[vV]))"
+_NOT_GLUED = r"(?:(?<![\w.,])|(?<=_)|(?<=(?<!\w)[vV]))"
 _DIGITS = re.compile(_NOT_GLUED + r"(\d+(?:[.,]\d+)*)")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 _BEFORE = re.compile(r"([€$£])\s?$")
@@ -270,7 +270,7 @@ def _scanner_units(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
         "[\\d"
         + "".join(re.escape(ch) for ch in firsts)
         + "]"
-        + r"(?:(?<=(\d))(?<![.,]\d)(?:(?<![^\W_]\d)|(?<=(?<![^\W_])[vV]\d))\d*(?:[.,]\d+)*|(?<!\w.)(?:"
+        + r"(?:(?<=(\d))(?:(?<![\w.,]\d)|(?<=_\d)|(?<=(?<!\w)[vV]\d))\d*(?:[.,]\d+)*|(?<!\w.)(?:"
         + words
         + r")\b)"
         + _AFTER_LOOK
@@ -295,12 +295,21 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
     if len(lower) != len(text):  # a letter whose lower case is longer (İ): keep offsets honest
         lower = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
     out, words = _scan(text, lower, language)
-    if words:
-        out = _joined(out, text, lower, _lang(language))
-    lang = _lang(language)
-    if any(w in lower for w in _FRACTION_HINTS.get(lang, ())):
+    lang, hints = _hints(language)
+    if words and len(out) > 1:
+        out = _joined(out, text, lower, lang)
+    if hints is not None and hints(lower):
         out = _with_fractions(out, text, lower, lang)
     return out
+
+
+@lru_cache(maxsize=32)
+def _hints(language: str | None) -> tuple[str, Any]:
+    """The language, and a search for what a text holding a half or a fraction in words must
+    contain (most texts do not: one C-level search)."""
+    lang = _lang(language)
+    words = _FRACTION_HINTS.get(lang)
+    return lang, (re.compile("|".join(words)).search if words else None)
 
 
 def _scan(text: str, lower: str, language: str | None) -> tuple[list[Number], bool]:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from .diagnosis import diagnose
-from .grounding import check_grounding, cited_ids, decline_phrases, is_abstention, is_correct
+from .grounding import cited_ids, decline_phrases, ground, is_abstention, is_correct
 from .metrics import retrieval
 from .records import CaseRecord, Computed
 
@@ -53,11 +53,14 @@ class ChunkText:
     ``unknown_cited``) and never counts a citation of one as support; a plain function as
     the lookup means no corpus to tell (nothing recorded)."""
 
-    __slots__ = ("text", "known")
+    __slots__ = ("text", "known", "ids")
 
-    def __init__(self, text: Callable[[str], str | None], known: Callable[[str], bool]) -> None:
+    def __init__(
+        self, text: Callable[[str], str | None], known: Callable[[str], bool], ids: Any = None
+    ) -> None:
         self.text = text
         self.known = known
+        self.ids = ids  # the corpus's ids (a container), for the common case at C speed
 
     def __call__(self, cid: str) -> str | None:
         return self.text(cid)
@@ -140,20 +143,21 @@ def _score(
     prompt_ids = result.get("prompt_ids")
     if prompt_ids is None:
         prompt_ids = list(ranking[:k])
+    cited: list[str] | None = None
     if verdict is not None:
         why = "" if verdict else "judged unsupported"
         supported = verdict
     else:
-        why = check_grounding(
+        why, cited = ground(
             answer,
             prompt_ids,
-            chunk_text_lookup,
-            language=getattr(settings, "language", None),
-            decline=phrases,
-            abstained=abstained,
-            cite=cite,
-            cited=result.get("cited"),
-            known=known,
+            chunk_text_lookup if known is None else chunk_text_lookup.text,  # type: ignore[attr-defined]
+            getattr(settings, "language", None),
+            phrases,
+            abstained,
+            cite,
+            result.get("cited"),
+            known,
         )
         supported = not why
     correct = is_correct(case, answer, abstained)
@@ -178,25 +182,27 @@ def _score(
     out["correct"] = correct
     out["reason"] = reason
     if known is not None:
-        _unknown_ids(out, ranking[:k], answer, prompt_ids, cite, result.get("cited"), known)
+        if cited is None:
+            cited = cited_ids(answer, prompt_ids or (), cite, result.get("cited"))
+        ids = chunk_text_lookup.ids  # type: ignore[attr-defined]
+        top = ranking[:k]
+        if ids is None or not all(map(ids.__contains__, top)) or not all(map(ids.__contains__, cited)):
+            _unknown_ids(out, top, cited, known, ids)  # (most cases: every id is in the corpus)
     return out
 
 
 def _unknown_ids(
-    out: Computed | CaseRecord,
-    top: Any,
-    answer: str | None,
-    prompt_ids: Any,
-    cite: str,
-    cited: Any,
-    known: Callable[[str], bool],
+    out: Computed | CaseRecord, top: Any, cited: list[str], known: Callable[[str], bool], ids: Any
 ) -> None:
     """``unknown_ranked`` (of the first k ranked ids) and ``unknown_cited``: the ids the
     corpus does not hold, in order, each once; a field is written only when not empty."""
+    if ids is not None:  # most ids are in the corpus: one C-level look-up each
+        top = [c for c in top if c not in ids]
+        cited = [c for c in cited if c not in ids]
     ranked = [c for c in dict.fromkeys(top) if type(c) is str and not known(c)]
     if ranked:
         out["unknown_ranked"] = ranked
-    cites = [c for c in cited_ids(answer, prompt_ids or (), cite, cited) if not known(c)]
+    cites = [c for c in cited if not known(c)]
     if cites:
         out["unknown_cited"] = cites
 

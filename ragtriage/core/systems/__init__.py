@@ -109,9 +109,16 @@ class Context:
         set has a corpus (so unknown ids are recorded), plain otherwise."""
         from ..scoring import ChunkText
 
-        return (
-            ChunkText(self.chunk_text, self.in_corpus) if self._corpus_path is not None else self.chunk_text
-        )
+        if self._corpus_path is None:
+            return self.chunk_text
+        c = self.corpus
+        ids = getattr(c, "_chunks", c)
+        slow = self.in_corpus
+
+        def known(cid: str) -> bool:  # (the corpus's dict first: most ids are in it)
+            return cid in ids or (not cid.isascii() and slow(cid))
+
+        return ChunkText(self.chunk_text, known, ids)
 
     def in_corpus(self, cid: str) -> bool:
         """Does the corpus hold chunk ``cid`` (the same id in another Unicode form counts)?"""
