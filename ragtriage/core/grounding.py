@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from .numbers import Number, find_numbers, same_number
+from .text import collapse
 
 DECLINE = {
     "es": ("no lo sé",),
@@ -95,10 +96,10 @@ _TRAIL = ".!?…;:。 \t\r\n"
 
 
 def normalise_answer(text: str) -> str:
-    """For reference-answer equality: citations dropped, case, surrounding whitespace
-    and final punctuation ignored, inner whitespace collapsed."""
-    t = _fold(strip_citations(text))
-    t = re.sub(r"\s+", " ", t).strip()
+    """For reference-answer equality: :func:`~ragtriage.core.text.collapse` (NFC, whitespace
+    collapsed), then citations dropped, case, curly apostrophes and final punctuation ignored."""
+    t = _fold(collapse(strip_citations(text)))
+    t = " ".join(t.split())
     return t.rstrip(_TRAIL).strip()
 
 
@@ -111,7 +112,10 @@ def is_correct(case, answer: str | None, abstained: bool) -> bool:
         return False
     if case.answer is not None:
         return normalise_answer(answer) == normalise_answer(case.answer)
-    return all(s in answer for s in case.must_contain)
+    if not case.must_contain:
+        return True
+    text = collapse(answer)  # the same normalisation as `answer` (case kept): NFD, no-break spaces
+    return all(collapse(s) in text for s in case.must_contain)
 
 
 @lru_cache(maxsize=1 << 16)

@@ -118,3 +118,42 @@ def test_a_half_in_words_meets_its_digits():
     chunk = "dirmngr: Try resurrecting dead hosts earlier (from 3 to 1.5 hours)."
     assert g("Now after one and a half hours instead of three.", chunk, "en") == ""
     assert g("Now after half an hour.", chunk, "en").startswith("number half an hour missing")
+
+
+# ------------------------------------------------------------------ one normalisation (item 5)
+
+
+class _Case:
+    unanswerable = False
+
+    def __init__(self, must_contain=(), answer=None):
+        self.must_contain = list(must_contain)
+        self.answer = answer
+
+
+@pytest.mark.parametrize(
+    "answer, ok",
+    [
+        ("La entrega cuesta 3\u00a0€ en oficina.", True),  # a no-break space in the answer
+        ("La entrega cuesta 3 €\n en oficina.", True),
+        ("La entrega cuesta 3  € en oficina.", True),
+        ("La entrega cuesta 3€ en oficina.", False),  # a space is not nothing
+        ("LA ENTREGA CUESTA 3 € EN OFICINA.", False),  # must_contain keeps case
+    ],
+)
+def test_must_contain_normalises_as_answer_does(answer, ok):
+    from ragtriage.core.grounding import is_correct
+
+    assert is_correct(_Case(["cuesta 3 €"]), answer, False) is ok
+
+
+def test_must_contain_and_answer_agree_on_nfd_and_no_break_spaces():
+    import unicodedata
+
+    from ragtriage.core.grounding import is_correct
+
+    nfd = unicodedata.normalize("NFD", "Die Rückgabe dauert 14\u00a0Tage.")
+    assert nfd != "Die Rückgabe dauert 14 Tage."
+    assert is_correct(_Case(["Rückgabe dauert 14 Tage"]), nfd, False)
+    assert is_correct(_Case(answer="die rückgabe dauert 14 tage"), nfd, False)  # answer: case too
+    assert not is_correct(_Case(["rückgabe dauert 14 tage"]), nfd, False)

@@ -55,7 +55,7 @@ def _split_fold(text: str) -> list[str]:
 
 def norm(text: str) -> str:
     """A text as labels are compared: NFC, every run of whitespace (a no-break space too) one
-    space, trimmed; case and everything else kept."""
+    space, trimmed; case and everything else kept (:func:`ragtriage.core.text.collapse`)."""
     return " ".join(_split_norm(text))
 
 
