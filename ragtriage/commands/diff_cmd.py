@@ -15,9 +15,12 @@ from .outputs import guard_outputs
 
 def main(args) -> int:
     guard_outputs({"--markdown": args.markdown, "--json": args.json}, [args.run_a, args.run_b])
-    a = read_run(args.run_a)
-    b = read_run(args.run_b)
+    from ..core.rerun import rescored_run
+
+    a, note_a = rescored_run(read_run(args.run_a))  # as check judges them: the stored reasons
+    b, note_b = rescored_run(read_run(args.run_b))  # are recomputed from each run's own fields
     d = diff_runs(a, b)
+    d.notes[:0] = [n for n in (note_a, note_b) if n]
     sys.stdout.write(render_text(d))
     if args.markdown:
         write_report(args.markdown, render_markdown(d))
