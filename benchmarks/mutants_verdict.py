@@ -21,14 +21,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = "ragtriage/core/staleness/verdict.py"
-TESTS = [
+TESTS = [  # the quick ones first: -x stops at the first failure
+    "tests/core/test_stale_span_evidence.py",
     "tests/core/test_staleness.py",
     "tests/core/test_stale_text_evidence.py",
     "tests/core/test_stale_real_splitters.py",
     "tests/core/test_stale_manuals.py",
     "tests/core/test_stale_probe.py",
     "tests/core/test_stale_similarity.py",
-    "tests/core/test_stale_spans.py",
     "tests/cli/test_stale.py",
 ]
 
