@@ -43,6 +43,10 @@ EXAMPLES = {
     "diff": "  ragtriage diff runs/before.jsonl runs/after.jsonl\n  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md",
     "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels",
     "import": "  ragtriage import goldens.json --format deepeval -o testsets/imported.yaml",
+    "corpus": (
+        "  ragtriage corpus --from llamaindex ./storage -o docs.chunks.jsonl\n"
+        "  ragtriage init docs.yaml --corpus docs.chunks.jsonl"
+    ),
     "judge": (
         "  ragtriage run testsets/shop-es.yaml --judge openai:http://127.0.0.1:8080/v1#qwen2.5 --out run.jsonl\n"
         "  ragtriage judge testsets/shop-es.yaml --run run.jsonl --json calibration.json"
@@ -216,6 +220,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", required=True, metavar="TESTSET.yaml")
     s.add_argument("--corpus", metavar="CHUNKS", help="chunks file the new test set refers to")
     s.add_argument("--force", action="store_true", help="overwrite an existing output file")
+
+    s = _sub(
+        subs,
+        "corpus",
+        "write the chunks file of a persisted LlamaIndex index (stable chunk ids)",
+        "Write the chunks file (formats.md §2) of an index persisted with\n"
+        "index.storage_context.persist(PERSIST_DIR): one line per node with id, text, doc, start, end.\n"
+        "Ids stay the same for the same chunking in every process (see ragtriage.adapters.llamaindex).\n"
+        'Needs the extra: pip install "ragtriage[llamaindex]".',
+    )
+    s.add_argument("--from", dest="source", required=True, choices=["llamaindex"], help="the framework")
+    s.add_argument("persist_dir", metavar="PERSIST_DIR", help="the folder holding docstore.json")
+    s.add_argument("-o", "--output", required=True, metavar="CHUNKS", help="the chunks file to write")
+    s.add_argument("--force", action="store_true", help="replace an existing chunks file")
     return p
 
 
