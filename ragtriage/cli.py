@@ -43,6 +43,10 @@ EXAMPLES = {
     "diff": "  ragtriage diff runs/before.jsonl runs/after.jsonl\n  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md",
     "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels",
     "import": "  ragtriage import goldens.json --format deepeval -o testsets/imported.yaml",
+    "init": (
+        "  ragtriage init testsets/mine.yaml --corpus testsets/mine.chunks.jsonl\n"
+        "  ragtriage init faq.yaml --corpus faq.chunks.jsonl --language de --k 5"
+    ),
     "corpus": (
         "  ragtriage corpus --from llamaindex ./storage -o docs.chunks.jsonl\n"
         "  ragtriage init docs.yaml --corpus docs.chunks.jsonl"
@@ -147,6 +151,23 @@ def build_parser() -> argparse.ArgumentParser:
     s = _sub(subs, "triage", "open the app on a run's failures, grouped by reason")
     s.add_argument("run", metavar="RUN")
     s.add_argument("--testset", metavar="TESTSET", help="test set (default: the one named in the run)")
+
+    s = _sub(
+        subs,
+        "init",
+        "start a new test set over your own chunks file",
+        "Write a new, commented test set with no cases yet: version, corpus (relative to the new file),\n"
+        "language (guessed from the chunks' text unless --language) and k. Never overwrites a file.\n"
+        "Then `ragtriage edit TESTSET` writes and labels the cases.",
+    )
+    s.add_argument("testset", metavar="TESTSET", help="the new test set (.yaml)")
+    s.add_argument(
+        "--corpus", required=True, metavar="CHUNKS", help="your chunks file (JSONL: id, text, ...)"
+    )
+    s.add_argument(
+        "--language", metavar="xx", help="the questions' language (default: guessed from the chunks)"
+    )
+    s.add_argument("--k", type=int, default=None, metavar="N", help="cut-off for run and check (default 3)")
 
     s = _sub(subs, "validate", "check a test set's schema and labels; print file:line: message per problem")
     s.add_argument("testset", metavar="TESTSET")
