@@ -52,3 +52,9 @@ def code_lines(path: Path, *, imports: bool = False) -> int:
             continue  # a docstring
         count += 1
     return count
+
+
+def module_body(name: str) -> str:
+    """A pipeline module's code without its docstring, as the README shows it."""
+    text = (ADAPTERS / f"{name}.py").read_text(encoding="utf-8")
+    return text[text.index('"""', 3) + 3 :].strip() + "\n"

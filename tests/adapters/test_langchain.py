@@ -21,7 +21,7 @@ from llama_index.core.evaluation.retrieval.metrics import MRR, HitRate
 
 import ragtriage
 from ragtriage.adapters import langchain as rt
-from tests.adapters.adapterkit import ADAPTERS, DOCS, code_lines, per_case
+from tests.adapters.adapterkit import ADAPTERS, DOCS, code_lines, module_body, per_case
 from tests.conftest import ROOT
 
 TESTSET = ADAPTERS / "pydocs-langchain.yaml"
@@ -181,3 +181,8 @@ def test_export_without_ids_warns_how_to_fix(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert rt.export_corpus([no_span], tmp_path / "d.jsonl")[0].startswith("notes.md#")
+
+
+def test_readme_shows_this_pipeline():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "```python\n" + module_body("pipe_langchain") + "```" in readme

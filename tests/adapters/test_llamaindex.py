@@ -24,7 +24,7 @@ from llama_index.retrievers.bm25 import BM25Retriever
 import ragtriage
 from ragtriage.adapters import llamaindex as rt
 from ragtriage.core.grounding import citations
-from tests.adapters.adapterkit import ADAPTERS, DOCS, code_lines, per_case
+from tests.adapters.adapterkit import ADAPTERS, DOCS, code_lines, module_body, per_case
 from tests.conftest import ROOT
 
 TESTSET = ADAPTERS / "pydocs-llamaindex.yaml"
@@ -278,3 +278,8 @@ def test_docstore_round_trip(tmp_path):
     store = SimpleDocumentStore()
     store.add_documents(nodes)
     assert rt.export_corpus(store, tmp_path / "c.jsonl") == [n.node_id for n in nodes]
+
+
+def test_readme_shows_this_pipeline():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "```python\n" + module_body("pipe_llamaindex") + "```" in readme
