@@ -64,6 +64,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+SYSTEMS = """systems (--system SPEC, formats.md §3):
+  builtin              offline BM25 over the test set's corpus + an extractive answerer
+  results:PATH         answers produced elsewhere: one JSON line per case (id, ranking, answer, ...)
+  python:MODULE:ATTR   calls ATTR(question, k) for every case: question a str, k the cut-off
+                       (an int: how many ranked chunks are scored; the system may ignore it),
+                       both positional; sync or async (async def). It returns a dict with
+                       ranking, answer, scores, prompt_ids, ... A callable that cannot take
+                       (question, k) is refused before the run. MODULE is imported from the
+                       current directory and PYTHONPATH.
+  http://HOST/PATH     POSTs {"id", "question", "k"}; the answer is that dict as JSON
+  openai:URL#MODEL     retrieval (--retriever, default builtin) + a chat endpoint; the key is
+                       read from $OPENAI_API_KEY (--api-key-env), and none is needed for a
+                       local server that asks for none"""
+
+
 def _sub(subs, name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
     return subs.add_parser(
         name,
@@ -81,7 +96,8 @@ def add_run_options(
         "--system",
         default="builtin",
         metavar="SPEC",
-        help="builtin (default), results:PATH, python:MODULE:ATTR, http://HOST/PATH, openai:BASE_URL#MODEL",
+        help="builtin (default), results:PATH, python:MODULE:ATTR, http://HOST/PATH, openai:BASE_URL#MODEL "
+        "(see 'systems' below)",
     )
     p.add_argument("--k", type=k_type, default=None, metavar="K", help=k_help)
     p.add_argument(
@@ -97,7 +113,8 @@ def add_run_options(
         "--retriever",
         default=None,
         metavar="SPEC",
-        help="retrieval for openai: systems (default builtin BM25)",
+        help="the retrieval of an openai: system, any SPEC as for --system that returns a ranking "
+        "(default builtin BM25 over the test set's corpus); other systems retrieve on their own",
     )
     p.add_argument(
         "--api-key-env",
@@ -174,7 +191,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--corpus", metavar="CHUNKS", help="chunks file (default: the test set's corpus)")
     s.add_argument("--json", metavar="PATH", help="also write the problems as JSON")
 
-    s = _sub(subs, "run", "run every case through a system; write the run file; print the summary")
+    s = _sub(
+        subs,
+        "run",
+        "run every case through a system; write the run file; print the summary",
+        "Run every case through a system; write the run file; print the summary. Exit 1 when\n"
+        "every case failed (the first error is printed, also with --quiet).\n\n" + SYSTEMS,
+    )
     s.add_argument("testset", metavar="TESTSET")
     add_run_options(s)
     s.add_argument("--out", metavar="RUN.jsonl", help="run file (default: runs/<testset>-<time>.jsonl)")
@@ -182,7 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--resume", action="store_true", help="continue an interrupted --out run file")
     s.add_argument("--quiet", action="store_true", help="no per-case table")
 
-    s = _sub(subs, "check", "the CI gate: fail (exit 1) when a bar is missed or labels are stale")
+    s = _sub(
+        subs,
+        "check",
+        "the CI gate: fail (exit 1) when a bar is missed or labels are stale",
+        "The CI gate: fail (exit 1) when a bar is missed or labels are stale.\n\n" + SYSTEMS,
+    )
     s.add_argument("testset", metavar="TESTSET")
     s.add_argument("--run", metavar="RUN", help="score this run file instead of running the system")
     add_run_options(s)
@@ -204,7 +232,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--fix", action="store_true", help="apply automatic fixes and save the test set")
     s.add_argument("--json", metavar="PATH", help="write the report as JSON")
 
-    s = _sub(subs, "sweep", "one row per k (and score threshold): hit, supported, correct, tokens")
+    s = _sub(
+        subs,
+        "sweep",
+        "one row per k (and score threshold): hit, supported, correct, tokens",
+        "One row per k (and score threshold): hit, supported, correct, tokens.\n\n" + SYSTEMS,
+    )
     s.add_argument("testset", metavar="TESTSET")
     add_run_options(s, k_help="values of k: 1-4 or 1,3,5 (a single K means 1 to K)", k_type=str)
     s.add_argument("--threshold", default=None, metavar="T[,T...]", help="score thresholds to try")
