@@ -151,11 +151,13 @@ def _reference(corpus: Path, testset: Path) -> str:
     return Path(os.path.relpath(target, folder)).as_posix()
 
 
-def main(args) -> int:
-    path = Path(args.testset)
+def create(
+    path: Path, corpus_path: Path, *, language: str | None = None, k: int | None = None
+) -> tuple[int, str]:
+    """Make the new test set ``path`` over ``corpus_path`` (refused when it exists); returns
+    the number of chunks and the note on its language. Used by ``init`` and ``edit``."""
     _check_path(path)
-    k = _check_k(args.k if args.k is not None else 3)
-    corpus_path = Path(args.corpus)
+    k = _check_k(k if k is not None else 3)
     if not corpus_path.exists():
         raise InputError(Problem(str(corpus_path), None, "chunks file not found", field="--corpus"))
     corpus = load_corpus(corpus_path)  # bad lines: exit 2 with their locations
@@ -164,12 +166,11 @@ def main(args) -> int:
             Problem(str(corpus_path), None, "holds no chunk: nothing to label", field="--corpus")
         )
     texts = [c.text for _, c in zip(range(SAMPLE), corpus.values())]
-    language, note = _language(args.language, texts)
-    ref = _reference(corpus_path, path)
+    language, note = _language(language, texts)
     docs = len({c.doc for c in corpus.values() if c.doc is not None})
     text = skeleton(
         name=shlex.quote(path.name),
-        corpus_ref=ref,
+        corpus_ref=_reference(corpus_path, path),
         corpus_name=corpus_path.name,
         n=len(corpus),
         docs=docs,
@@ -190,7 +191,13 @@ def main(args) -> int:
         raise InputError(
             Problem(str(path), None, "was created by someone else meanwhile; not overwritten")
         ) from None
-    print(f"{path}: a new test set over {corpus_path} ({len(corpus)} chunks), k {k}")
+    return len(corpus), note
+
+
+def main(args) -> int:
+    path, corpus_path = Path(args.testset), Path(args.corpus)
+    n, note = create(path, corpus_path, language=args.language, k=args.k)
+    print(f"{path}: a new test set over {corpus_path} ({n} chunks), k {args.k or 3}")
     print(f"  {note}", file=sys.stderr)
     print(
         f"next: ragtriage edit {shlex.quote(str(path))}   (n: a new case, p: pick the chunks that answer it, "
