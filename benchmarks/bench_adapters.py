@@ -6,7 +6,7 @@ the same run.
 
 1. ``export_corpus`` of N LlamaIndex ``TextNode`` s (random uuid ids: the ids are derived
    from file and span) and of N LangChain ``Document`` s after ``assign_ids``, against
-   the hand glue's loop (``json.dumps`` of the same rows to a file).
+   the hand glue's ``write_chunks`` (tests/adapters/handglue_*.py) over the same objects.
 2. ``ragtriage.adapters.llamaindex.system(retriever)`` over 500 questions on a BM25 index
    of 10,000 nodes at depth 100, against the retriever's own ``retrieve`` on the same
    questions: what the mapping to chunk ids adds.
@@ -67,14 +67,42 @@ def bench_export(n: int, tmp: Path) -> None:
             for row in rows:
                 f.write(json.dumps(row, ensure_ascii=False) + "\n")
 
-    li_rows = [{"id": n.node_id, "text": n.text, "doc": n.metadata["file_name"]} for n in nodes]
-    lc_rows = [{"id": d.id, "text": d.page_content, "doc": d.metadata["source"]} for d in docs]
+    def li_glue():  # handglue_llamaindex.write_chunks, over the same nodes
+        glue(
+            tmp / "li-glue.jsonl",
+            (
+                {
+                    "id": n.node_id,
+                    "text": n.get_content(),
+                    "doc": n.metadata["file_name"],
+                    "start": n.start_char_idx,
+                    "end": n.end_char_idx,
+                }
+                for n in nodes
+            ),
+        )
+
+    def lc_glue():  # handglue_langchain.write_chunks
+        glue(
+            tmp / "lc-glue.jsonl",
+            (
+                {
+                    "id": d.id,
+                    "text": d.page_content,
+                    "doc": Path(d.metadata["source"]).name,
+                    "start": d.metadata["start_index"],
+                    "end": d.metadata["start_index"] + len(d.page_content),
+                }
+                for d in docs
+            ),
+        )
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours_li = timed(lambda: li.export_corpus(nodes, tmp / "li.jsonl"))
-    floor_li = timed(lambda: glue(tmp / "li-glue.jsonl", li_rows))
+    floor_li = timed(li_glue)
     ours_lc = timed(lambda: lc.export_corpus(docs, tmp / "lc.jsonl"))
-    floor_lc = timed(lambda: glue(tmp / "lc-glue.jsonl", lc_rows))
+    floor_lc = timed(lc_glue)
     print(f"export_corpus, {n:,} chunks          ours      hand glue (json.dumps loop)")
     print(
         f"  LlamaIndex TextNode (derived ids) {ours_li:6.2f} s   {floor_li:6.2f} s   ({ours_li / floor_li:.2f}x)"

@@ -88,7 +88,8 @@ def export_corpus(documents: Sequence[Any], path: str | os.PathLike[str]) -> lis
     name) and ``start``/``end`` when the splitter recorded ``start_index``. When documents
     have no id of their own, a :class:`UserWarning` says how to give the chain the same
     ids (:func:`assign_ids` before indexing)."""
-    out = rows(documents)
+    with common.no_gc():
+        out = rows(documents)
     random = sum(1 for d in documents if common.is_random_id(getattr(d, "id", None)))
     if random:
         warnings.warn(
@@ -99,7 +100,8 @@ def export_corpus(documents: Sequence[Any], path: str | os.PathLike[str]) -> lis
             UserWarning,
             stacklevel=2,
         )
-    return common.write_chunks(out, path)
+    with common.no_gc():
+        return common.write_chunks(out, path)
 
 
 def assign_ids(documents: Sequence[Any]) -> Sequence[Any]:

@@ -46,42 +46,57 @@ def _require() -> None:
         ) from None
 
 
+_TYPES: dict[str, Any] = {}
+
+
+def _schema() -> dict[str, Any]:
+    """LlamaIndex's node types and metadata modes, imported once."""
+    if not _TYPES:
+        from llama_index.core.schema import MetadataMode, NodeWithScore
+
+        _TYPES.update(scored=NodeWithScore, modes={m.value: m for m in MetadataMode})
+    return _TYPES
+
+
 def _node(obj: Any) -> Any:
     """The node of a node or of a ``NodeWithScore``."""
-    return getattr(obj, "node", obj)
+    return obj.node if isinstance(obj, _schema()["scored"]) else obj
 
 
 def _text(node: Any, mode: str = "none") -> str:
-    from llama_index.core.schema import MetadataMode
-
     try:
-        return str(node.get_content(metadata_mode=MetadataMode(mode)))
+        return str(node.get_content(metadata_mode=_schema()["modes"][mode]))
     except (AttributeError, TypeError, ValueError):
         return str(getattr(node, "text", "") or "")
 
 
 def _doc_name(node: Any) -> str | None:
     meta = getattr(node, "metadata", None) or {}
-    return common.doc_name(
-        meta.get("file_name"),
-        meta.get("file_path"),
-        meta.get("filename"),
-        meta.get("source"),
-        getattr(node, "ref_doc_id", None),
-    )
+    name = meta.get("file_name")
+    if isinstance(name, str) and name and "/" not in name and "\\" not in name:
+        return name  # SimpleDirectoryReader's: the usual case, nothing more to look at
+    found = common.doc_name(name, meta.get("file_path"), meta.get("filename"), meta.get("source"))
+    return found or common.doc_name(getattr(node, "ref_doc_id", None))
+
+
+def _row(node: Any) -> common.ChunkRow:
+    """A node's line of the chunks file, its id by the module's rule."""
+    n = _node(node)
+    text, name = _text(n), _doc_name(n)
+    start, end = n.start_char_idx, n.end_char_idx
+    if not (isinstance(start, int) and isinstance(end, int)):
+        start = end = None
+    return common.ChunkRow(common.derived_id(n.id_, name, start, end, text), text, name, start, end)
 
 
 def chunk_id(node: Any) -> str:
     """The chunk id of a LlamaIndex node (or ``NodeWithScore``): its own id unless that is
     a random uuid4, else ``FILE:START-END`` (module doc)."""
     n = _node(node)
-    return common.derived_id(
-        getattr(n, "id_", None) or getattr(n, "node_id", None),
-        _doc_name(n),
-        getattr(n, "start_char_idx", None),
-        getattr(n, "end_char_idx", None),
-        _text(n),
-    )
+    own = n.id_
+    if not common.is_random_id(own):
+        return str(own)
+    return _row(n).id
 
 
 def nodes_of(source: Any) -> list[Any]:
@@ -110,16 +125,8 @@ def _is_chunk(node: Any) -> bool:
 def rows(source: Any) -> list[common.ChunkRow]:
     """The chunks-file lines of ``source`` (nodes, an index or a docstore)."""
     _require()
-    out = []
-    for n in nodes_of(source):
-        start, end = getattr(n, "start_char_idx", None), getattr(n, "end_char_idx", None)
-        span = isinstance(start, int) and isinstance(end, int)
-        out.append(
-            common.ChunkRow(
-                chunk_id(n), _text(n), _doc_name(n), start if span else None, end if span else None
-            )
-        )
-    return out
+    with common.no_gc():
+        return [_row(n) for n in nodes_of(source)]
 
 
 def export_corpus(source: Any, path: str | os.PathLike[str]) -> list[str]:
@@ -130,8 +137,11 @@ def export_corpus(source: Any, path: str | os.PathLike[str]) -> list[str]:
     node's character span in its document) where LlamaIndex knows them. When nodes still
     have LlamaIndex's random ids, a :class:`UserWarning` says how to give the pipeline the
     same ids (:func:`assign_ids` before indexing)."""
-    out = rows(source)
-    random = sum(1 for n in nodes_of(source) if common.is_random_id(getattr(n, "id_", None)))
+    _require()
+    with common.no_gc():
+        nodes = nodes_of(source)
+        out = [_row(n) for n in nodes]
+    random = sum(1 for n in nodes if common.is_random_id(n.id_))
     if random:
         warnings.warn(
             f"{random} node(s) have LlamaIndex's random ids: the chunks file names them FILE:START-END, "
@@ -141,7 +151,8 @@ def export_corpus(source: Any, path: str | os.PathLike[str]) -> list[str]:
             UserWarning,
             stacklevel=2,
         )
-    return common.write_chunks(out, path)
+    with common.no_gc():
+        return common.write_chunks(out, path)
 
 
 def assign_ids(nodes: Sequence[Any]) -> Sequence[Any]:

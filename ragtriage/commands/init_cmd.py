@@ -195,8 +195,16 @@ def create(
 
 
 def main(args) -> int:
+    import gc
+
     path, corpus_path = Path(args.testset), Path(args.corpus)
-    n, note = create(path, corpus_path, language=args.language, k=args.k)
+    was = gc.isenabled()
+    gc.disable()  # a million chunks held while the skeleton is made: a collection would walk them all
+    try:
+        n, note = create(path, corpus_path, language=args.language, k=args.k)
+    finally:
+        if was:
+            gc.enable()
     print(f"{path}: a new test set over {corpus_path} ({n} chunks), k {args.k or 3}")
     print(f"  {note}", file=sys.stderr)
     print(
