@@ -1,0 +1,73 @@
+"""Cohen's κ of two yes/no raters (the judge and the expert) with a 95 % interval.
+
+κ = (p_o − p_e)/(1 − p_e). Its interval is the percentile bootstrap over the graded
+cases (``BOOTSTRAP_RESAMPLES`` draws, fixed seed; draws where κ is undefined, both
+raters saying one word throughout, are left out). A sample in which the raters
+agree on every case (or on none) bootstraps to that same table every time and
+would claim κ is known exactly; there the bound on the open side is the κ that the
+Wilson interval of the observed agreement gives with chance agreement held fixed:
+8 agreements in 8 is not a certainty.
+
+Worked: 12 yes/yes, 3, 3, 12 no/no (30 grades) → κ 0.60, about [0.27, 0.86].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .intervals import Interval, wilson
+from .resample import BOOTSTRAP_RESAMPLES
+from .paired_tests import SEED
+
+
+def _kappa_rows(j: np.ndarray, h: np.ndarray) -> np.ndarray:
+    po = (j == h).mean(axis=-1)
+    pj, ph = j.mean(axis=-1), h.mean(axis=-1)
+    pe = pj * ph + (1 - pj) * (1 - ph)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = (po - pe) / (1 - pe)
+    return np.where(np.abs(1 - pe) < 1e-12, np.nan, k)
+
+
+@dataclass(frozen=True)
+class Kappa:
+    n: int
+    kappa: float | None
+    interval: Interval | None
+
+    def to_dict(self) -> dict:
+        return {
+            "kappa": self.kappa,
+            "kappa_interval": None if self.interval is None else self.interval.to_dict(),
+        }
+
+
+def kappa(
+    rater, human, *, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = SEED
+) -> Kappa:
+    """κ of paired yes/no verdicts and its bootstrap interval (None when undefined)."""
+    j = np.asarray(rater, dtype=float)
+    h = np.asarray(human, dtype=float)
+    n = len(j)
+    if n == 0:
+        return Kappa(0, None, None)
+    k = float(_kappa_rows(j, h))
+    if np.isnan(k):
+        return Kappa(n, None, None)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(resamples, n))
+    draws = _kappa_rows(j[idx], h[idx])
+    draws = draws[~np.isnan(draws)]
+    tail = (1 - level) / 2
+    lo, hi = (float(x) for x in np.quantile(draws, [tail, 1 - tail])) if draws.size else (-1.0, 1.0)
+    agree = int((j == h).sum())
+    if agree in (0, n):
+        pj, ph = j.mean(), h.mean()
+        pe = float(pj * ph + (1 - pj) * (1 - ph))
+        w = wilson(agree, n, level)
+        lo = min(lo, (w.lo - pe) / (1 - pe))
+        hi = max(hi, (w.hi - pe) / (1 - pe))
+    method = f"bootstrap over {n} graded cases"
+    return Kappa(n, k, Interval(max(-1.0, lo), min(1.0, hi), level, method))
