@@ -25,10 +25,10 @@ from .compare import (
 )
 from .intervals import Interval, PairedTable, newcombe_paired, wilson
 from .multiple import benjamini_hochberg, holm
+from .paired_tests import SEED, TestResult, mcnemar, sign_flip
 from .power import detectable_change
 from .ppi import PPIEstimate, ppi_rate
 from .resample import bootstrap_mean, codes, paired_bootstrap, robust_se
-from .paired_tests import SEED, TestResult, mcnemar, sign_flip
 
 __all__ = [
     "INCONCLUSIVE",

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .intervals import Interval, wilson
-from .resample import BOOTSTRAP_RESAMPLES
 from .paired_tests import SEED
+from .resample import BOOTSTRAP_RESAMPLES
 
 
 def _kappa_rows(j: np.ndarray, h: np.ndarray) -> np.ndarray:

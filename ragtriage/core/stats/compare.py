@@ -8,7 +8,7 @@ are paired by id before they get here: ``a[i]`` and ``b[i]`` are one case.
 | measure | clusters | test (one-sided: B worse) | interval of Δ = B − A |
 |---|---|---|---|
 | yes/no | none | McNemar, mid-p (exact with ``conservative``) | Newcombe hybrid score |
-| yes/no | shared | sign-flip of cluster sums (exact, mid-p unless ``conservative``) | cluster bootstrap, never narrower than Newcombe |
+| yes/no | shared | sign-flip of cluster sums (exact randomization p) | cluster bootstrap, never narrower than Newcombe |
 | score | either | sign-flip (exact or Monte Carlo) | paired bootstrap (of clusters when shared) |
 
 :func:`decide` then names one of three verdicts per measure, with Holm's adjustment
@@ -17,6 +17,11 @@ across the measures one gate checks:
 - **a real regression**: adjusted one-sided p < α and Δ worse than −δ;
 - **no regression beyond δ**: the interval's lower bound above −δ;
 - otherwise **inconclusive**, with the smallest change this set can detect.
+
+The clustered yes/no test takes the plain randomization p, not a mid-p: it is valid
+at any size by construction, and cluster sums are far less discrete than single
+flips, so a mid-p would buy little power for a measurable excess of false alarms
+(5.1 % against 4.1 % at α = 0.05 in ``benchmarks/bench_compare.py``).
 
 The gate's verdict is a real regression when any measure is one, no regression
 beyond δ when every measure is, inconclusive otherwise.
@@ -32,9 +37,9 @@ import numpy as np
 
 from .intervals import Interval, PairedTable, newcombe_paired
 from .multiple import holm
+from .paired_tests import mcnemar, sign_flip
 from .power import detectable_change
 from .resample import paired_bootstrap
-from .paired_tests import mcnemar, sign_flip
 
 REGRESSION = "a real regression"
 NO_REGRESSION = "no regression beyond δ"
@@ -118,7 +123,7 @@ def compare_binary(
         test = mcnemar(t.worse, t.better, conservative=conservative)
         interval = newcombe
     else:
-        test = sign_flip(d, c, mid_p=not conservative)
+        test = sign_flip(d, c)  # the plain randomization p: valid at any size (see the module doc)
         interval = paired_bootstrap(d, c, level=level).widened(newcombe)
     return Comparison(
         metric, "yes/no", n, _n_clusters(c, n), t.rate_a, t.rate_b, t.delta, interval,
