@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import orjson
 import pytest
@@ -123,14 +124,25 @@ def test_ci_bar_on_judge_refused_then_allowed(tmp_path, model, capsys):
     # no grades yet: refused, with κ and n in the message
     assert cli.main(["check", ts, "--run", str(out), "--min", "judge_supported=0.5"]) == 2
     err = capsys.readouterr().err
-    assert "judge_supported: refused" in err and "unknown on 0 graded" in err and "κ ≥ 0.6 on ≥ 5" in err
+    assert "judge_supported: refused" in err and "unknown on 0 graded" in err
+    assert "lower bound of κ's 95 % interval ≥ 0.6 on ≥ 5 graded" in err
     # graded, but against the judge every time: judge yes 4 / no 1, grades yes 1 / no 4,
     # p_o = 0, p_e = 0.8·0.2 + 0.2·0.8 = 0.32, κ = -0.32 / 0.68 = -0.47
     _grade_all(ts, out, agree=False)
     assert cli.main(["check", ts, "--run", str(out), "--min", "judge_supported=0.5"]) == 2
-    assert "is -0.47 on 5 graded" in capsys.readouterr().err
-    # later grades of the same answers agree with the judge: the last grade wins, the bar is judged
+    assert "is -0.47 [" in capsys.readouterr().err
+    # later grades of the same answers agree with the judge: the last grade wins; κ = 1.00, but on
+    # five grades its interval reaches far below 0.6, so the bar is still refused
     _grade_all(ts, out, agree=True)
+    assert cli.main(["check", ts, "--run", str(out), "--min", "judge_supported=0.5"]) == 2
+    assert "is 1.00 [-" in capsys.readouterr().err
+    # a test set that accepts any judge whose κ is at least -0.5 at its lower bound: judged
+    text = (
+        Path(ts)
+        .read_text(encoding="utf-8")
+        .replace("judge_min_grades: 5", "judge_min_grades: 5\n  judge_kappa: -0.5")
+    )
+    Path(ts).write_text(text, encoding="utf-8")
     assert (
         cli.main(
             [

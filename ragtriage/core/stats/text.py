@@ -33,9 +33,11 @@ def points(v: float, signed: bool = True) -> str:
 
 
 def signed_points(v: float) -> str:
-    """−0.0706 → ``−7.1`` (no unit: inside an interval)."""
+    """−0.0706 → ``−7.1``, 0.02 → ``+2.0`` (no unit: inside an interval)."""
     s = rounded(abs(v) * 100, 1)
-    return f"−{s}" if v < 0 and s != "0.0" else s
+    if s == "0.0":
+        return s
+    return f"−{s}" if v < 0 else f"+{s}"
 
 
 def interval_points(iv: Interval) -> str:
