@@ -43,6 +43,10 @@ EXAMPLES = {
     "diff": "  ragtriage diff runs/before.jsonl runs/after.jsonl\n  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md",
     "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels",
     "import": "  ragtriage import goldens.json --format deepeval -o testsets/imported.yaml",
+    "report": (
+        "  ragtriage report runs/after.jsonl -o report.html\n"
+        "  ragtriage report runs/after.jsonl --baseline runs/before.jsonl --margin 0.02 -o report.html"
+    ),
     "judge": (
         "  ragtriage run testsets/shop-es.yaml --judge openai:http://127.0.0.1:8080/v1#qwen2.5 --out run.jsonl\n"
         "  ragtriage judge testsets/shop-es.yaml --run run.jsonl --json calibration.json"
@@ -118,6 +122,44 @@ def add_run_options(
         default="OPENAI_API_KEY",
         metavar="VAR",
         help="environment variable holding the judge's API key (default OPENAI_API_KEY)",
+    )
+
+
+def add_comparison_options(p: argparse.ArgumentParser) -> None:
+    """How two runs are compared (evaluation.md, "Comparing two runs")."""
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        metavar="A",
+        help="one-sided level of the regression test, after Holm across the measures (default 0.05)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        metavar="δ",
+        help="a regression must be worse than this (a rate, 0.02 = 2 points) to count; "
+        "also the non-inferiority margin (default 0)",
+    )
+    p.add_argument(
+        "--conservative",
+        action="store_true",
+        help="exact binomial McNemar instead of the mid-p (never more false alarms than α)",
+    )
+    p.add_argument(
+        "--cluster",
+        choices=("doc", "topic", "none"),
+        default="doc",
+        help="resample cases that share the gold's source document (default), their topic, or none",
+    )
+    p.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="M",
+        help="a measure to compare: pass (default), hit, hit@5, recall, mrr, precision, supported, "
+        "accuracy, coverage, unknown_abstention (repeatable; Holm across them)",
     )
 
 
@@ -203,6 +245,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a case regressed")
     s.add_argument("--markdown", metavar="PATH", help="write the diff as markdown")
     s.add_argument("--json", metavar="PATH", help="write the diff as JSON")
+
+    s = _sub(subs, "report", "one self-contained HTML report of a run (and its comparison with a baseline)")
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("--baseline", metavar="RUN", help="compare with this run: flips, intervals, the verdict")
+    s.add_argument("--testset", metavar="TESTSET", help="test set (default: the one named in the run)")
+    s.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
+    add_comparison_options(s)
 
     s = _sub(subs, "export", "write a test set in another tool's format")
     s.add_argument("testset", metavar="TESTSET")

@@ -216,3 +216,42 @@ __all__ = [
     "compare_runs",
     "paired_values",
 ]
+
+
+def same_system(meta_a: Mapping[str, Any], meta_b: Mapping[str, Any]) -> bool:
+    """An A/A pair: the same system spec, k and test-set version in both runs."""
+    keys = ("system", "k", "testset_hash")
+    return all(meta_a.get(k) is not None and meta_a.get(k) == meta_b.get(k) for k in keys)
+
+
+def between_runs(
+    a_records: Sequence[Mapping[str, Any]],
+    a_meta: Mapping[str, Any],
+    b_records: Sequence[Mapping[str, Any]],
+    b_meta: Mapping[str, Any],
+    *,
+    doc: Any = None,
+    metrics: Sequence[str] = ("pass",),
+    options: Options | None = None,
+) -> RunComparison:
+    """:func:`compare_runs` with what the test set ``doc`` (when known) adds: the clusters
+    (its corpus's documents, or its topics) and the tags."""
+    from . import clusters as clus
+
+    opts = options or Options()
+    corpus = getattr(doc, "corpus_path", None) if doc is not None else b_meta.get("corpus")
+    union = list({r["id"]: r for r in [*a_records, *b_records]}.values())
+    labels = clus.for_records(union, opts.cluster_by, corpus)
+    tags_of = {c.id: list(c.tags) for c in doc.cases} if doc is not None else None
+    return compare_runs(
+        a_records,
+        b_records,
+        metrics,
+        k_a=a_meta.get("k"),
+        k_b=b_meta.get("k"),
+        clusters=labels,
+        clusters_note=clus.describe(labels, opts.cluster_by),
+        options=opts,
+        tags_of=tags_of,
+        same_system=same_system(a_meta, b_meta),
+    )
