@@ -22,6 +22,8 @@ def _flips(c: Comparison) -> str:
 
 def _verdict_cell(c: Comparison) -> str:
     if c.verdict == INCONCLUSIVE and c.detectable is not None:
+        if c.detectable >= 1.0:
+            return "inconclusive (too few cases to detect any change)"
         return f"inconclusive (detects ≥ {points(c.detectable, signed=False)})"
     return c.verdict
 
@@ -58,11 +60,12 @@ def verdict_line(rc: RunComparison) -> str:
     open_ = [c for c in cs if c.verdict == INCONCLUSIVE] or cs
     ev = "; ".join(f"{_what(c)}, p {p_text(c.p_adjusted)}" for c in open_)
     det = [c.detectable for c in open_ if c.detectable is not None]
-    tail = (
-        f"; the smallest change this set can detect is {points(max(det), signed=False)} (80 % power)"
-        if det
-        else ""
-    )
+    if not det:
+        tail = ""
+    elif max(det) >= 1.0:
+        tail = "; this set has too few cases to detect a change of any size"
+    else:
+        tail = f"; the smallest change this set can detect is {points(max(det), signed=False)} (80 % power)"
     return f"verdict: inconclusive — neither a real regression nor {rule_name(NO_REGRESSION, rc)}: {ev}{tail}"
 
 
@@ -132,13 +135,18 @@ def _notes(rc: RunComparison) -> list[str]:
 def render_text(rc: RunComparison) -> str:
     out = [f"note: {inline(n)}" for n in _notes(rc)]
     out.append(_table(HEAD, [[inline(x) for x in _row(c)] for c in rc.gate.comparisons]))
-    if rc.slices:
+    moved = [
+        s for s in rc.slices if s.comparison.delta != 0 or (s.comparison.table and s.comparison.table.worse)
+    ]
+    if moved:
         out.append("")
-        out.append("by tag (exploratory: Benjamini–Hochberg q across tags, not a gate):")
+        out.append(
+            "by tag, where something moved (exploratory: Benjamini–Hochberg q across tags, not a gate):"
+        )
         rows = [
             [inline(s.name), str(s.comparison.n), points(s.comparison.delta), interval_points(s.comparison.interval),
              _flips(s.comparison), p_text(s.q)]
-            for s in rc.slices
+            for s in moved
         ]  # fmt: skip
         out.append(_table(["tag", "n", "Δ", "interval", "flips", "q"], rows))
     out.append(verdict_line(rc))

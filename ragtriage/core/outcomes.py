@@ -10,7 +10,9 @@ the summary's rate. ``pass`` (the case's reason is ``supported-correct`` or
 ``appropriate-abstention``) is the measure of the diff and the default comparison.
 
 A case asked several times (``run --repeat N``) carries its later answers under
-``repeats``: its value is then the mean over every repeat (its pass share), a score.
+``repeats``: :func:`value` is then the mean over every answer (its pass share, a
+score), which the comparison of two runs uses; :func:`case_values` keeps to the
+first answers, whose figures the summary shows.
 """
 
 from __future__ import annotations
@@ -130,13 +132,10 @@ def case_values(records: Sequence[Mapping[str, Any]], metric: str, run_k: int | 
     if k == run_k:
         k = None
     ids, vals = [], []
-    repeated = False
     for r in records:
-        v = value(r, name, k)
+        v = one_value(r, name, k)  # the run's own (first) answers: the summary's figure
         if v is None:
             continue
-        repeated = repeated or "repeats" in r
         ids.append(r["id"])
         vals.append(v)
-    kind = MEASURES[name][0]
-    return Values(metric, "score" if repeated else kind, ids, vals)
+    return Values(metric, MEASURES[name][0], ids, vals)

@@ -97,9 +97,15 @@ def test_judge_report_and_json(tmp_path, model, capsys):
     assert cli.main(["judge", ts, "--run", str(out), "--json", str(jp)]) == 0
     text = capsys.readouterr().out
     rep = json.loads(jp.read_text())
-    assert set(rep) == {"supported", "correct", "grounding"}
+    assert set(rep) == {"supported", "correct", "grounding", "corrected"}
     sup = rep["supported"]
     assert sup["n"] == 5 and sup["agreement"] == 1.0
+    assert sup["kappa_interval"]["hi"] == 1.0 and sup["kappa_interval"]["lo"] < 0.6  # 5 of 5: not a certainty
+    # every judged answer is graded: the corrected rate is the grades' own, with an interval
+    cor = rep["corrected"]["supported"]
+    assert cor["graded"] == 5 and cor["unlabelled"] == 0 and cor["estimate"] == pytest.approx(0.8)
+    assert cor["interval"]["lo"] < 0.8 < cor["interval"]["hi"]
+    assert "judge_supported corrected by the grades: 0.800 [" in text
     assert sup["confusion"][0][1] == sup["confusion"][1][0] == 0
     # the grounding check said supported for every answer; the grades say one is not
     assert rep["grounding"]["confusion"] == [[4, 1], [0, 0]]

@@ -12,7 +12,7 @@ from tests.report.reportkit import FLAGS, INSTALL, chromium_path
 SKIP = f"no headless Chromium here: {INSTALL}"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     path = chromium_path()
     if path is None:

@@ -140,11 +140,12 @@ def _comparison(d: ReportData) -> str:
 
 def _bars(d: ReportData) -> str:
     r = d.result
-    if not r.bars and not r.stale and not r.missing:
+    if not r.bars and not r.stale and not r.missing and r.comparison is None:
         return ""
     out = ['<section id="gate"><h2>The gate</h2>']
     word = "passed" if r.passed else "failed"
-    out.append(f'<p class="verdict {"good" if r.passed else "bad"}">check {word}</p>')
+    why = " (a real regression against the baseline)" if r.regressed else ""
+    out.append(f'<p class="verdict {"good" if r.passed else "bad"}">check {word}{why}</p>')
     if r.bars:
         out.append(
             "<table><tr><th>bar</th><th class=num>value</th><th>interval</th><th class=num>minimum</th><th>result</th></tr>"
