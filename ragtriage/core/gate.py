@@ -336,7 +336,9 @@ def _md_numbers(res: CheckResult) -> list[str]:
             result = "✅ pass" if b.passed else "❌ fail"
             held = " (lower bound)" if b.on == "lower" else ""
             iv = f" {_iv(b.interval).strip()} |" if with_iv else ""
-            out.append(f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} |{iv} {b.bar.minimum:g}{held} | {result} |")
+            out.append(
+                f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} |{iv} {b.bar.minimum:g}{held} | {result} |"
+            )
         out.append("")
     if res.intervals:
         out += ["| metric | value | 95 % interval |", "|---|---:|---|"]

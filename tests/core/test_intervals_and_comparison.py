@@ -208,3 +208,16 @@ def test_hit_at_another_k_is_recomputed_from_the_rankings():
     assert list(va) == [1.0, 1.0, 1.0]
     ids, va, vb, _ = paired_values(recs, recs, "hit", k_a=1, k_b=1)
     assert list(va) == [1.0, 0.0, 0.0]
+
+
+def test_the_apps_summary_panel_has_intervals_and_slices():
+    from ragtriage.core.summary_panel import summary_panel
+
+    recs = [_rec(i, "supported-correct" if i < 3 else "wrong-answer", topic="t\x1b[2J") for i in range(5)]
+    tags = {"c0": ["a"], "c1": ["a"], "c2": ["b"], "c3": ["b"], "c4": ["a"]}
+    panel = summary_panel(recs, 3, summarize(recs, 3), tags_of=tags)
+    lines = panel.lines()
+    assert lines[0].startswith("hit@3 1.000 [0.57, 1.00]")
+    assert "by tag:" in lines and "  a  n 3 · pass 0.67 [0.21, 0.94]" in lines
+    assert "  t\\x1b[2J  n 5 · pass 0.60 [0.23, 0.88]" in lines  # a topic's escape shown, not obeyed
+    assert lines[-1].startswith("95 % intervals; ")
