@@ -17,8 +17,8 @@ def intervals_of(doc, records, cluster_by: str):
     from ..core import clusters as clus
     from ..core.rates import summary_intervals
 
-    labels = clus.for_records(records, cluster_by, doc.corpus_path)
-    return summary_intervals(records, labels), labels, clus.describe(labels, cluster_by)
+    labels, how = clus.resolve(records, cluster_by, doc.corpus_path)
+    return summary_intervals(records, labels), labels, how
 
 
 def slices_text(doc, records, by: str, labels) -> tuple[str, list]:

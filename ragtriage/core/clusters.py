@@ -7,6 +7,12 @@ first expected id), ``topic`` (the case's topic) or ``none``. A case with no gol
 (unanswerable, a draft), a chunk without ``doc``, or no topic is a cluster of its
 own, so a corpus without ``doc`` fields or a set without topics is simply
 unclustered.
+
+Resampling clusters needs enough of them: with fewer than ``MIN_CLUSTERS`` the
+cluster bootstrap is too narrow and the cluster sign-flip test cannot reach a small
+p at all (3 documents allow 2³ = 8 sign patterns, so p ≥ 0.125 whatever happened).
+:func:`resolve` then treats the cases as independent and its note says so, since
+intervals may then be too narrow if the documents differ.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 CLUSTER_BY = ("doc", "topic", "none")
+MIN_CLUSTERS = 10
 
 
 def gold_docs(corpus_path: str | Path | None, chunk_ids: Iterable[str]) -> dict[str, str]:
@@ -82,3 +89,22 @@ def describe(lab: Mapping[str, str] | None, by: str) -> str:
     what = "documents" if by == "doc" else "topics"
     multi = sum(1 for n in sizes.values() if n > 1)
     return f"{len(sizes)} clusters: {shared} cases share {multi} {what}, resampled together"
+
+
+def resolve(
+    records: Sequence[Mapping[str, Any]], by: str, corpus_path: str | Path | None
+) -> tuple[dict[str, str] | None, str]:
+    """(labels to resample by, or None for case by case; the note that says which and why)."""
+    labels = for_records(records, by, corpus_path)
+    if labels is None:
+        return None, "cases resampled one by one (--cluster none)"
+    distinct = len(set(labels.values()))
+    shared = len(labels) - distinct
+    if shared and distinct < MIN_CLUSTERS:
+        what = "documents" if by == "doc" else "topics"
+        return None, (
+            f"cases resampled one by one: their {len(labels)} cases come from only {distinct} clusters of "
+            f"{what}, too few to resample ({MIN_CLUSTERS} or more needed); intervals may be too narrow "
+            f"if the {what} differ"
+        )
+    return labels, describe(labels, by)

@@ -195,8 +195,11 @@ def _tag_slices(a, b, metric, k_a, k_b, clusters, opts, tags_of) -> list[SliceCo
     from .rates import slice_members
 
     recs = list({r["id"]: r for r in [*a, *b]}.values())
+    groups = slice_members(recs, "tag", tags_of)
+    if list(groups) == ["(no tag)"]:
+        return []
     out = []
-    for name, members in slice_members(recs, "tag", tags_of).items():
+    for name, members in groups.items():
         ids, va, vb, rep = paired_values(a, b, metric, k_a, k_b, ids=[r["id"] for r in members])
         if not ids:
             continue
@@ -241,7 +244,7 @@ def between_runs(
     opts = options or Options()
     corpus = getattr(doc, "corpus_path", None) if doc is not None else b_meta.get("corpus")
     union = list({r["id"]: r for r in [*a_records, *b_records]}.values())
-    labels = clus.for_records(union, opts.cluster_by, corpus)
+    labels, how = clus.resolve(union, opts.cluster_by, corpus)
     tags_of = {c.id: list(c.tags) for c in doc.cases} if doc is not None else None
     return compare_runs(
         a_records,
@@ -250,7 +253,7 @@ def between_runs(
         k_a=a_meta.get("k"),
         k_b=b_meta.get("k"),
         clusters=labels,
-        clusters_note=clus.describe(labels, opts.cluster_by),
+        clusters_note=how,
         options=opts,
         tags_of=tags_of,
         same_system=same_system(a_meta, b_meta),

@@ -51,7 +51,8 @@ def verdict_line(rc: RunComparison) -> str:
     if g.verdict == REGRESSION:
         bad = [c for c in cs if c.verdict == REGRESSION]
         ev = "; ".join(f"{_what(c)}, one-sided p {p_text(c.p_adjusted)}" for c in bad)
-        return f"verdict: a real regression — {ev} < α {g.alpha:g}{holm}"
+        each = "; each" if len(bad) > 1 else ""
+        return f"verdict: a real regression — {ev}{each} < α {g.alpha:g}{holm}"
     if g.verdict == NO_REGRESSION:
         ev = "; ".join(_what(c) for c in cs)
         return (

@@ -27,7 +27,7 @@ def attach(result: CheckResult, doc, *, cluster_by: str = "doc", on: str = "valu
     from .outcomes import case_values
     from .rates import interval_of, summary_intervals
 
-    labels = clus.for_records(result.records, cluster_by, doc.corpus_path)
+    labels, how = clus.resolve(result.records, cluster_by, doc.corpus_path)
     result.intervals = summary_intervals(result.records, labels)
     judge_ivs: dict[str, Any] | None = None
     for b in result.bars:
@@ -38,4 +38,4 @@ def attach(result: CheckResult, doc, *, cluster_by: str = "doc", on: str = "valu
             b.interval = judge_ivs.get(b.bar.name)
             continue
         b.interval = interval_of(case_values(result.records, b.bar.metric, run_k=result.k), labels)
-    result.notes.append(f"95 % intervals: {clus.describe(labels, cluster_by)}")
+    result.notes.append(f"95 % intervals: {how}")

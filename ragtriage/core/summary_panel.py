@@ -46,7 +46,7 @@ class SummaryPanel:
         out.append(" · ".join(cells[:3]))
         out.append(" · ".join(cells[3:]))
         for by, rows in self.slices.items():
-            if not rows or (by == "topic" and all(s.name == "(no topic)" for s in rows)):
+            if not rows or all(s.name in ("(no topic)", "(no tag)") for s in rows):
                 continue
             out.append(f"by {by}:")
             for s in rows[:max_slices]:
@@ -74,12 +74,12 @@ def summary_panel(
     from . import clusters as clus
     from .rates import slices, summary_intervals
 
-    labels = clus.for_records(records, cluster_by, corpus_path)
+    labels, how = clus.resolve(records, cluster_by, corpus_path)
     return SummaryPanel(
         k=k,
         rates={m: summary.get(m) for m, _ in PANEL_METRICS},
         intervals=summary_intervals(records, labels),
-        clusters=clus.describe(labels, cluster_by),
+        clusters=how,
         slices={
             "tag": slices(records, "tag", tags_of, labels),
             "topic": slices(records, "topic", None, labels),

@@ -103,7 +103,7 @@ def test_demo_report_holds_every_section(tmp_path):
         "Failing cases",
     ):
         assert heading in text, heading
-    assert "found (hit@3)" in text and "[0.359, 1.000]" in text  # the interval beside the rate
+    assert "found (hit@3)0.714[0.359, 0.918]" in text  # the Wilson interval of 5 in 7 beside the rate
 
 
 def test_report_refuses_to_write_over_its_run(tmp_path, capsys):

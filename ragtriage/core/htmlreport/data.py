@@ -112,8 +112,9 @@ def gather(
     from ..rates import slices, summary_intervals
 
     records = result.records
+    how = clusters_note or ""
     if clusters is None:
-        clusters = clus.for_records(records, cluster_by, doc.corpus_path)
+        clusters, how = clus.resolve(records, cluster_by, doc.corpus_path)
     tags_of = {c.id: list(c.tags) for c in doc.cases}
     ks, curves = sweep_of(records, result.k)
     return ReportData(
@@ -127,7 +128,7 @@ def gather(
         sweep_ks=ks,
         sweep=curves,
         chunks=chunk_texts(doc.corpus_path, wanted_chunks(result)),
-        clusters_note=clusters_note or clus.describe(clusters, cluster_by),
+        clusters_note=how or clus.describe(clusters, cluster_by),
         comparison=comparison,
         baseline=baseline,
         judge=judge_figures(doc, records),

@@ -235,7 +235,7 @@ def _slices(d: ReportData) -> str:
     out = ['<section id="slices"><h2>Slices</h2>']
     for by, title in (("tag", "By tag"), ("topic", "By topic")):
         rows = d.slices.get(by) or []
-        if not rows or (by == "topic" and all(s.name == "(no topic)" for s in rows)):
+        if not rows or all(s.name in ("(no topic)", "(no tag)") for s in rows):
             continue
         out.append(f"<h3>{title}</h3><table><tr><th>{by}</th><th class=num>n</th>")
         out += [f"<th>{e(LABELS[c].replace('@k', ''))}</th>" for c in cols]
