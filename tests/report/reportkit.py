@@ -87,3 +87,45 @@ def hostile_set(dir: Path, name: str = 'hostile-<i>"x.yaml') -> tuple[Path, Path
     res = dir / "h.results.jsonl"
     res.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in results), encoding="utf-8")
     return ts, res
+
+
+def screenshot(html: Path, png: Path, width: int = 1200, height: int = 900, full_page: bool = True) -> None:
+    """A PNG of ``html`` as Debian's chromium draws it (Playwright, the flags above)."""
+    from playwright.sync_api import sync_playwright
+
+    path = chromium_path()
+    if path is None:
+        raise SystemExit(f"no chromium: {INSTALL}")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=FLAGS)
+        page = b.new_page(viewport={"width": width, "height": height})
+        page.goto(html.resolve().as_uri())
+        page.screenshot(path=str(png), full_page=full_page)
+        b.close()
+
+
+def main(argv: list[str]) -> int:
+    """``python -m tests.report.reportkit docs/screenshots/report.png``: the README's picture —
+    the pydocs set run at k = 3 (the baseline) and at k = 1, reported and drawn."""
+    from ragtriage import cli
+
+    import os
+
+    out = Path(argv[0] if argv else "docs/screenshots/report.png").resolve()
+    os.chdir(Path(__file__).resolve().parents[2])  # paths in the page as a user types them
+    ts = "testsets/pydocs/pydocs.yaml"
+    d = Path("runs/report-demo")  # ignored by git, as every run
+    shutil.rmtree(d, ignore_errors=True)  # this script's own folder: made anew each time
+    for k in (3, 1):
+        assert cli.main(["run", ts, "--k", str(k), "--out", str(d / f"k{k}.jsonl"), "--quiet"]) == 0
+    html = d / "report.html"
+    assert cli.main(["report", str(d / "k1.jsonl"), "--baseline", str(d / "k3.jsonl"), "-o", str(html)]) == 0
+    screenshot(html, out, width=1100, height=1400, full_page=False)
+    print(f"screenshot: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(main(sys.argv[1:]))

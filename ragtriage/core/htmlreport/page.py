@@ -244,7 +244,7 @@ def _slices(d: ReportData) -> str:
             out.append(f"<tr><td>{e(s.name)}</td><td class=num>{s.n}</td>")
             for c in cols:
                 v = s.rates.get(c)
-                out.append(f"<td>{_num(v)} <span class=muted>{_iv(s.intervals.get(c))}</span></td>")
+                out.append(f"<td>{_num(v)}<br><span class=muted>{_iv(s.intervals.get(c))}</span></td>")
             out.append("</tr>")
         out.append("</table>")
     out.append('<p class="note">A case with several tags is in each of them.</p></section>')
