@@ -4,7 +4,13 @@ alarm rate, target ≤ 5 % at α = 0.05) and how often it finds a real 5-point
 regression (the power), beside the naive unclustered test in the same run.
 
     python benchmarks/bench_compare.py               # 2,000 pairs per scenario
-    python benchmarks/bench_compare.py --pairs 500   # quicker
+    python benchmarks/bench_compare.py --pairs 10000 # the README's figures
+    python benchmarks/bench_compare.py --scale       # seconds at 10k, 50k, 100k cases
+
+``--scale`` times the comparison of two runs (pass, hit and recall, with Holm and
+clusters of 10 cases) and the intervals of every summary rate, at 10,000 to
+100,000 cases, beside ``summarize`` of the same records (the floor: one pass over
+them), so a step that grows faster than the cases shows.
 
 Each pair is 1,000 cases in 50 source documents of 20 questions. Per document the
 change helps or hurts its questions together (one re-chunked document moves all of
@@ -72,10 +78,51 @@ def scenario(name: str, mu: float, tau: float, pairs: int, seed: int) -> dict:
             "any": anyflip / pairs, "secs": secs, "pairs": pairs}  # fmt: skip
 
 
+def records(n: int, seed: int, shift: float = 0.0) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        ok = bool(rng.random() < 0.8 - shift)
+        hit = bool(rng.random() < 0.9 - shift)
+        out.append({"type": "case", "id": f"q{i}", "reason": "supported-correct" if ok else "wrong-answer",
+                    "expected": [f"c{i}"], "ranking": [f"c{i}"] if hit else ["x"], "topic": f"t{i // 10}",
+                    "hit": hit, "recall": float(hit), "rr": float(hit), "precision": float(hit) / 3,
+                    "abstained": False, "supported": True, "correct": ok})  # fmt: skip
+    return out
+
+
+def scale() -> None:
+    from ragtriage.core.comparison import compare_runs
+    from ragtriage.core.rates import summary_intervals
+    from ragtriage.core.summary import summarize
+
+    print(
+        f"{'cases':>8} {'summarize (floor)':>18} {'intervals':>10} {'compare (3 measures)':>21} {'ratio':>6}"
+    )
+    for n in (10_000, 50_000, 100_000):
+        a, b = records(n, 1), records(n, 2, shift=0.01)
+        labels = {r["id"]: r["topic"] for r in b}
+        t0 = time.perf_counter()
+        summarize(b, 3)
+        t1 = time.perf_counter()
+        summary_intervals(b, labels)
+        t2 = time.perf_counter()
+        compare_runs(a, b, ["pass", "hit", "recall"], clusters=labels)
+        t3 = time.perf_counter()
+        floor = t1 - t0
+        print(f"{n:>8,} {floor:>17.3f}s {t2 - t1:>9.3f}s {t3 - t2:>20.3f}s {(t3 - t1) / floor:>5.1f}×")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--pairs", type=int, default=2000, help="run pairs per scenario (default 2000)")
+    ap.add_argument(
+        "--scale", action="store_true", help="time the comparison and intervals at 10k-100k cases"
+    )
     args = ap.parse_args()
+    if args.scale:
+        scale()
+        return
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{DOCS * PER_DOC:,} cases in {DOCS} documents of {PER_DOC}; {args.pairs:,} pairs per scenario; "
           f"α = 0.05; load average {load:.1f}")  # fmt: skip

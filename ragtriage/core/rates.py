@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .outcomes import RATE_METRICS, Values, case_values
 from .stats import Interval, bootstrap_mean, codes, wilson
 
@@ -26,23 +28,30 @@ def interval_of(
     vals: Values, clusters: Mapping[str, str] | None = None, level: float = 0.95
 ) -> Interval | None:
     """The interval of the mean of ``vals`` (None when there is no case)."""
-    n = len(vals.values)
-    if n == 0:
-        return None
-    total = float(sum(vals.values))
-    w = wilson(total, n, level)
     c = None
     if clusters is not None:
-        labs = [clusters.get(i, f"case:{i}") for i in vals.ids]
-        if len(set(labs)) < n:
-            c = codes(labs)
-    if c is None and vals.kind == "yes/no":
+        c = codes([clusters.get(i, f"case:{i}") for i in vals.ids])
+    return _interval(np.asarray(vals.values, dtype=float), c, vals.kind, level)
+
+
+def _interval(v: np.ndarray, c: np.ndarray | None, kind: str, level: float) -> Interval | None:
+    """The rule of the module doc for values ``v`` and cluster codes ``c`` (None: independent)."""
+    n = len(v)
+    if n == 0:
+        return None
+    w = wilson(float(v.sum()), n, level)
+    units = n
+    if c is not None:
+        c = np.unique(c, return_inverse=True)[1]
+        units = int(c.max()) + 1
+        if units == n:
+            c = None
+    if c is None and kind == "yes/no":
         return w
-    if min(vals.values) == max(vals.values):
+    if v.min() == v.max():
         return Interval(w.lo, w.hi, level, w.method + " (every case the same)")
-    iv = bootstrap_mean(vals.values, c, level=level, bounds=(0.0, 1.0))
-    units = n if c is None else len(set(c.tolist()))
-    return iv.widened(w) if vals.kind == "yes/no" or units < FEW_UNITS else iv
+    iv = bootstrap_mean(v, c, level=level, bounds=(0.0, 1.0))
+    return iv.widened(w) if kind == "yes/no" or units < FEW_UNITS else iv
 
 
 def summary_intervals(
@@ -52,9 +61,14 @@ def summary_intervals(
     level: float = 0.95,
 ) -> dict[str, Interval]:
     """Interval of every summary rate that has a case (key = metric)."""
+    from .outcomes import MEASURES, value_table
+
+    every = None if clusters is None else codes([clusters.get(r["id"], "case:" + r["id"]) for r in records])
     out = {}
-    for m in metrics:
-        iv = interval_of(case_values(records, m), clusters, level)
+    for m, (idx, vals) in value_table(records).items():
+        if m not in metrics:
+            continue
+        iv = _interval(vals, None if every is None else every[idx], MEASURES[m][0], level)
         if iv is not None:
             out[m] = iv
     return out

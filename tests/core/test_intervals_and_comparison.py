@@ -221,3 +221,27 @@ def test_the_apps_summary_panel_has_intervals_and_slices():
     assert "by tag:" in lines and "  a  n 3 · pass 0.67 [0.21, 0.94]" in lines
     assert "  t\\x1b[2J  n 5 · pass 0.60 [0.23, 0.88]" in lines  # a topic's escape shown, not obeyed
     assert lines[-1].startswith("95 % intervals; ")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["supported-correct", "retrieval-miss", "wrong-answer", "error", "unlabelled",
+                                 "appropriate-abstention", "unanswerable-answered"]), min_size=1, max_size=25),
+       st.booleans())  # fmt: skip
+def test_the_one_pass_value_table_gives_the_values_of_case_values(reasons, abstain):
+    from ragtriage.core.outcomes import value_table
+
+    recs = [
+        _rec(
+            i,
+            r,
+            unans=r in ("appropriate-abstention", "unanswerable-answered"),
+            hit=r != "retrieval-miss",
+            abstained=abstain and i % 2 == 0,
+        )  # fmt: skip
+        for i, r in enumerate(reasons)
+    ]
+    table = value_table(recs)
+    for m in RATE_METRICS:
+        v = case_values(recs, m)
+        idx, vals = table[m]
+        assert [recs[i]["id"] for i in idx] == v.ids and list(vals) == v.values, m

@@ -253,7 +253,12 @@ def test_kappa_against_sklearn_and_its_interval_against_scipy_bootstrap():
     ref = sps.bootstrap(
         (j, h), stat, paired=True, method="percentile", n_resamples=20000, rng=1
     ).confidence_interval
-    assert (k.interval.lo, k.interval.hi) == pytest.approx((ref.low, ref.high), abs=0.03)
+    # the interval is the bootstrap's, widened to the κ of the Wilson interval of agreement
+    agree = int(np.sum(j == h))
+    wl, wh = proportion_confint(agree, 60, method="wilson")
+    pe = j.mean() * h.mean() + (1 - j.mean()) * (1 - h.mean())
+    want = (min(ref.low, (wl - pe) / (1 - pe)), max(ref.high, (wh - pe) / (1 - pe)))
+    assert (k.interval.lo, k.interval.hi) == pytest.approx(want, abs=0.03)
 
 
 def test_perfect_agreement_on_few_grades_is_not_a_certainty():
@@ -362,3 +367,32 @@ def test_clustered_binary_interval_is_never_narrower_than_newcombe():
     nc = newcombe_paired(PairedTable(150, 9, 2, 39))
     assert c.interval.lo <= nc.lo and c.interval.hi >= nc.hi
     assert "sign-flip over clusters" in c.method
+
+
+def test_eight_agreements_of_the_readme_judge_are_kappa_1_within_031_and_1():
+    k = kappa([1] * 5 + [0] * 3, [1] * 5 + [0] * 3)
+    assert k.kappa == 1.0 and (round(k.interval.lo, 2), k.interval.hi) == (0.31, 1.0)
+
+
+def test_clustered_exact_convolution_at_size_matches_monte_carlo_and_the_normal_limit():
+    """Thousands of clusters: the grouped convolution (FFT) is still exact."""
+    rng = np.random.default_rng(12)
+    sizes = rng.integers(-6, 7, 3000).astype(float)
+    exact = sign_flip(sizes, np.arange(3000))
+    assert "exact" in exact.method
+    signs = rng.choice([-1.0, 1.0], size=(8000, 3000))
+    mc = float(np.mean(signs @ np.abs(sizes) <= sizes.sum()))
+    assert exact.p == pytest.approx(mc, abs=0.015)
+    ref = sps.norm.cdf((sizes.sum() + 0.5) / np.sqrt(np.sum(sizes**2)))
+    assert exact.p == pytest.approx(ref, abs=0.01)
+
+
+def test_many_non_whole_differences_use_the_normal_limit():
+    rng = np.random.default_rng(13)
+    d = rng.normal(-0.003, 0.2, 8000)
+    res = sign_flip(d)
+    assert "normal limit" in res.method
+    ref = sps.permutation_test(
+        (d,), np.sum, permutation_type="samples", alternative="less", n_resamples=1999, rng=1
+    ).pvalue
+    assert res.p == pytest.approx(ref, abs=0.03)

@@ -107,9 +107,9 @@ def screenshot(html: Path, png: Path, width: int = 1200, height: int = 900, full
 def main(argv: list[str]) -> int:
     """``python -m tests.report.reportkit docs/screenshots/report.png``: the README's picture —
     the pydocs set run at k = 3 (the baseline) and at k = 1, reported and drawn."""
-    from ragtriage import cli
-
     import os
+
+    from ragtriage import cli
 
     out = Path(argv[0] if argv else "docs/screenshots/report.png").resolve()
     os.chdir(Path(__file__).resolve().parents[2])  # paths in the page as a user types them

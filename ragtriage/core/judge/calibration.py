@@ -124,7 +124,7 @@ def thresholds(gates: Mapping[str, float], settings: Any = None) -> tuple[float,
 
 
 def kappa_text(a: Mapping[str, Any]) -> str:
-    """``0.60 [0.27, 0.86]``, or ``unknown``."""
+    """``0.60 [0.25, 0.86]``, or ``unknown``."""
     k = a.get("kappa")
     if k is None:
         return "unknown"

@@ -2,13 +2,15 @@
 
 κ = (p_o − p_e)/(1 − p_e). Its interval is the percentile bootstrap over the graded
 cases (``BOOTSTRAP_RESAMPLES`` draws, fixed seed; draws where κ is undefined, both
-raters saying one word throughout, are left out). A sample in which the raters
-agree on every case (or on none) bootstraps to that same table every time and
-would claim κ is known exactly; there the bound on the open side is the κ that the
-Wilson interval of the observed agreement gives with chance agreement held fixed:
-8 agreements in 8 is not a certainty.
+raters saying one word throughout, are left out), widened where needed to hold the
+κ that the Wilson interval of the observed agreement gives with chance agreement
+held fixed. The bootstrap alone is too sure of small, high-agreement samples: a
+sample that agrees on every case resamples to that same table every time (8
+agreements in 8 would be "κ = 1, exactly"), and one disagreement in 30 would get a
+higher lower bound than none.
 
-Worked: 12 yes/yes, 3, 3, 12 no/no (30 grades) → κ 0.60, about [0.27, 0.86].
+Worked: 12 yes/yes, 3, 3, 12 no/no (30 grades) → κ 0.60 [0.25, 0.86]; 5 yes/yes and
+3 no/no (8 grades) → κ 1.00 [0.31, 1.00]; 18 and 12 (30) → 1.00 [0.76, 1.00].
 """
 
 from __future__ import annotations
@@ -63,11 +65,10 @@ def kappa(
     tail = (1 - level) / 2
     lo, hi = (float(x) for x in np.quantile(draws, [tail, 1 - tail])) if draws.size else (-1.0, 1.0)
     agree = int((j == h).sum())
-    if agree in (0, n):
-        pj, ph = j.mean(), h.mean()
-        pe = float(pj * ph + (1 - pj) * (1 - ph))
-        w = wilson(agree, n, level)
-        lo = min(lo, (w.lo - pe) / (1 - pe))
-        hi = max(hi, (w.hi - pe) / (1 - pe))
+    pj, ph = j.mean(), h.mean()
+    pe = float(pj * ph + (1 - pj) * (1 - ph))
+    w = wilson(agree, n, level)
+    lo = min(lo, (w.lo - pe) / (1 - pe))
+    hi = max(hi, (w.hi - pe) / (1 - pe))
     method = f"bootstrap over {n} graded cases"
     return Kappa(n, k, Interval(max(-1.0, lo), min(1.0, hi), level, method))

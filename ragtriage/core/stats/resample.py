@@ -21,7 +21,7 @@ from .intervals import Interval, z_of
 from .paired_tests import SEED
 
 BOOTSTRAP_RESAMPLES = 2000
-NORMAL_BEYOND = 20_000  # clusters (or cases, unclustered) above which the normal interval is used
+NORMAL_BEYOND = 5_000  # clusters (or cases, unclustered) above which the normal interval is used
 
 
 def codes(labels) -> np.ndarray:
