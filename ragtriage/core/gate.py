@@ -152,6 +152,7 @@ class CheckResult:
     meta: dict[str, Any] = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
     stale_corpus: str | None = None  # the chunks file the labels were checked against
     intervals: dict[str, Any] = field(default_factory=dict)  # summary rate -> its 95 % interval
+    slices: dict[str, list] = field(default_factory=dict)  # "tag" / "topic" -> rates.Slice list
     comparison: Any = None  # the paired comparison with --baseline (comparison.RunComparison)
 
     @property
@@ -187,6 +188,7 @@ class CheckResult:
             "missing": list(self.missing),
             "summary": self.summary,
             "intervals": {m: iv.to_dict() for m, iv in self.intervals.items()},
+            "slices": {by: [x.to_dict() for x in got] for by, got in self.slices.items()},
             "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "failures": [
                 {"id": r["id"], "reason": r.get("reason"), "why": r.get("why") or ""} for r in self.failures()
@@ -351,6 +353,12 @@ def _md_numbers(res: CheckResult) -> list[str]:
         out += ["| metric | value |", "|---|---:|"]
         out += [f"| {name} | {_fmt(res.summary.get(name))} |" for name in _MD_METRICS if name in res.summary]
     out.append("")
+    for by, got in res.slices.items():
+        out += [f"| {by} | n | pass | 95 % interval |", "|---|---:|---:|---|"]
+        for x in got:
+            iv = x.intervals.get("pass")
+            out.append(f"| {_md(x.name)} | {x.n} | {_fmt(x.rates.get('pass'))} | {_iv(iv).strip()} |")
+        out.append("")
     if res.comparison is not None:
         from .comparison_text import render_markdown as comparison_markdown
 

@@ -1,5 +1,6 @@
 """The gate's intervals (``check``): a 95 % interval on every summary rate and on every
-bar's value, so a bar can be held to the lower bound (``--on lower``).
+bar's value, so a bar can be held to the lower bound (``--on lower``), and the slices
+by tag and by topic (the markdown and JSON reports show them).
 
 A judge metric's interval is the prediction-powered one (the judge's rate corrected
 by its measured error on the graded answers, judge.md); without two graded answers
@@ -25,10 +26,19 @@ def attach(result: CheckResult, doc, *, cluster_by: str = "doc", on: str = "valu
     """Fill ``result.intervals`` and each bar's ``interval`` (and ``on``), in place."""
     from . import clusters as clus
     from .outcomes import case_values
-    from .rates import interval_of, summary_intervals
+    from .rates import interval_of, slices, summary_intervals
 
     labels, how = clus.resolve(result.records, cluster_by, doc.corpus_path)
     result.intervals = summary_intervals(result.records, labels)
+    tags_of = {c.id: list(c.tags) for c in doc.cases}
+    result.slices = {
+        by: got
+        for by, got in (
+            ("tag", slices(result.records, "tag", tags_of, labels)),
+            ("topic", slices(result.records, "topic", None, labels)),
+        )
+        if any(s.name not in ("(no tag)", "(no topic)") for s in got)
+    }
     judge_ivs: dict[str, Any] | None = None
     for b in result.bars:
         b.on = on
