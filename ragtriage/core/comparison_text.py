@@ -40,6 +40,8 @@ def rule_name(verdict: str, rc: RunComparison) -> str:
 
 
 def _what(c: Comparison) -> str:
+    if c.n == 0:
+        return f"{c.metric}: no case to compare"
     return f"{c.metric} {points(c.delta)} {interval_points(c.interval)}"
 
 

@@ -203,3 +203,15 @@ def test_bad_judge_spec_exit_2_no_traceback(tmp_path):
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and KEY not in r.stderr + r.stdout
     assert "expected openai:BASE_URL#MODEL" in r.stderr
+
+
+def test_report_shows_the_judge_kappa_interval_and_corrected_rates(tmp_path, model, capsys):
+    ts = shop(tmp_path)
+    out = tmp_path / "run.jsonl"
+    cli.main(["run", ts, "--judge", model.spec(), "--out", str(out), "--quiet"])
+    _grade_all(ts, out)
+    html = tmp_path / "r.html"
+    assert cli.main(["report", str(out), "-o", str(html)]) == 0
+    text = html.read_text(encoding="utf-8")
+    assert "The judge against the grades" in text and "1.00 [" in text
+    assert "Judge-scored rates, corrected by the grades (prediction-powered)" in text

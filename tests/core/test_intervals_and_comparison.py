@@ -245,3 +245,9 @@ def test_the_one_pass_value_table_gives_the_values_of_case_values(reasons, absta
         v = case_values(recs, m)
         idx, vals = table[m]
         assert [recs[i]["id"] for i in idx] == v.ids and list(vals) == v.values, m
+
+
+def test_two_empty_runs_say_there_is_nothing_to_compare():
+    rc = compare_runs([], [])
+    assert rc.verdict == "inconclusive" and "pass: no case to compare" in verdict_line(rc)
+    assert "NaN" not in render_text(rc)

@@ -24,7 +24,9 @@ def p_text(p: float) -> str:
 
 
 def points(v: float, signed: bool = True) -> str:
-    """A difference of rates in percentage points: −0.035 → ``−3.5 pp``."""
+    """A difference of rates in percentage points: −0.035 → ``−3.5 pp``; NaN → ``–``."""
+    if math.isnan(v):
+        return "–"
     s = rounded(abs(v) * 100, 1)
     if not signed:
         return f"{s} pp"
