@@ -16,6 +16,8 @@ from typing import Any
 
 from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
+from .grouped import counts as grouped_counts
+from .grouped import split_unrecorded, unrecorded_message
 from .metrics import MAX_K
 from .records import CaseRecord, RecordLike, Summary
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
@@ -38,13 +40,23 @@ class BarResult:
     bar: Bar
     value: float | None  # None: nothing to measure (its denominator is empty)
     k: int  # the cut-off the value was measured at
+    interval: Any = None  # the value's 95 % interval (a stats.Interval), when known
+    on: str = "value"  # "lower": the bar holds the interval's lower bound (check --on lower)
+
+    @property
+    def judged(self) -> float | None:
+        """What is held to the bar: the value, or its interval's lower bound with ``--on lower``."""
+        if self.on == "lower":
+            return None if self.interval is None or self.value is None else self.interval.lo
+        return self.value
 
     @property
     def passed(self) -> bool:
-        return self.value is not None and self.value + 1e-9 >= self.bar.minimum
+        v = self.judged
+        return v is not None and v + 1e-9 >= self.bar.minimum
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "metric": self.bar.metric,
             "value": self.value,
             "min": self.bar.minimum,
@@ -52,6 +64,11 @@ class BarResult:
             "passed": self.passed,
             "source": self.bar.source,
         }
+        if self.interval is not None:
+            out["interval"] = self.interval.to_dict()
+        if self.on == "lower":
+            out["on"] = "lower"
+        return out
 
 
 def parse_min(spec: str) -> tuple[str, float]:
@@ -136,6 +153,9 @@ class CheckResult:
     details: dict[str, str] = field(default_factory=dict)  # id -> where to look, for failing cases
     meta: dict[str, Any] = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
     stale_corpus: str | None = None  # the chunks file the labels were checked against
+    intervals: dict[str, Any] = field(default_factory=dict)  # summary rate -> its 95 % interval
+    slices: dict[str, list] = field(default_factory=dict)  # "tag" / "topic" -> rates.Slice list
+    comparison: Any = None  # the paired comparison with --baseline (comparison.RunComparison)
     unknown_ids: str | None = None  # set when no ranked id of any case is in the corpus: no pass
 
     @property
@@ -143,8 +163,21 @@ class CheckResult:
         return [b for b in self.bars if not b.passed]
 
     @property
+    def regressed(self) -> bool:
+        """A real regression against the baseline (evaluation.md, "Comparing two runs")."""
+        from .stats import REGRESSION
+
+        return self.comparison is not None and self.comparison.verdict == REGRESSION
+
+    @property
     def passed(self) -> bool:
-        return not self.failed_bars and not self.stale and not self.missing and not self.unknown_ids
+        return (
+            not self.failed_bars
+            and not self.stale
+            and not self.missing
+            and not self.regressed
+            and not self.unknown_ids
+        )
 
     def failures(self) -> list[CaseRecord]:
         """Failing cases (reason not passing and scored), in triage order."""
@@ -163,6 +196,9 @@ class CheckResult:
             "stale_corpus": self.stale_corpus,
             "missing": list(self.missing),
             "summary": self.summary,
+            "intervals": {m: iv.to_dict() for m, iv in self.intervals.items()},
+            "slices": {by: [x.to_dict() for x in got] for by, got in self.slices.items()},
+            "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "failures": [
                 {"id": r["id"], "reason": r.get("reason"), "why": r.get("why") or ""} for r in self.failures()
             ],
@@ -182,6 +218,11 @@ def _stale_fields(e) -> dict:
 
 def _fmt(v) -> str:
     return "–" if v is None else f"{v:.3f}"
+
+
+def _iv(iv) -> str:
+    """`` [0.359, 1.000]`` after a value, or nothing."""
+    return "" if iv is None else f" [{iv.lo:.3f}, {iv.hi:.3f}]"
 
 
 def failure_message(rec: RecordLike) -> str:
@@ -231,13 +272,18 @@ def render_text(res: CheckResult) -> str:
         for b in res.bars:
             mark = "✓ pass" if b.passed else "✗ FAIL"
             value = _fmt(b.value) if b.value is not None else "– (nothing to measure)"
+            held = " on the lower bound" if b.on == "lower" else ""
             out.append(
-                f"{mark}  {b.bar.metric:<{w}}  {value:>6}  (bar {b.bar.minimum:g}, from {b.bar.source})"
+                f"{mark}  {b.bar.metric:<{w}}  {value:>6}{_iv(b.interval)}  "
+                f"(bar {b.bar.minimum:g}{held}, from {b.bar.source})"
             )
     else:
         out.append("no bars: set `gates:` in the test set or pass --min METRIC=VALUE")
     against = f" in {res.stale_corpus}" if res.stale_corpus else ""
-    for e in res.stale:
+    unrecorded, stale = split_unrecorded(res.stale)
+    if unrecorded:
+        out.append(f"✗ STALE  {unrecorded_message(unrecorded, res.testset)}")
+    for e in stale:
         s = _stale_fields(e)
         out.append(
             f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']}{against} (see `ragtriage stale`)"
@@ -253,12 +299,20 @@ def render_text(res: CheckResult) -> str:
     reasons = res.summary.get("reasons") or {}
     if reasons:
         out.append("reasons: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
+    if res.comparison is not None:
+        from .comparison_text import render_text as comparison_text
+
+        out.append(comparison_text(res.comparison).rstrip("\n"))
     verdict = "passed" if res.passed else "FAILED"
     parts = []
+    if res.regressed:
+        parts.append("a real regression against the baseline")
     if res.failed_bars:
         parts.append(f"{len(res.failed_bars)} of {len(res.bars)} bars missed")
-    if res.stale:
-        parts.append(f"{len(res.stale)} stale label(s)")
+    if stale:
+        parts.append(f"{len(stale)} stale label(s)")
+    if unrecorded:
+        parts.append(f"{grouped_counts(unrecorded)[0]} unrecorded label(s)")
     if res.missing:
         parts.append(f"{len(res.missing)} case(s) without a result")
     if res.unknown_ids:
@@ -293,14 +347,40 @@ def _md_head(res: CheckResult) -> list[str]:
 def _md_numbers(res: CheckResult) -> list[str]:
     out = []
     if res.bars:
-        out += ["| bar | value | minimum | result |", "|---|---:|---:|---|"]
+        with_iv = any(b.interval is not None for b in res.bars)
+        if with_iv:
+            out += ["| bar | value | 95 % interval | minimum | result |", "|---|---:|---|---:|---|"]
+        else:
+            out += ["| bar | value | minimum | result |", "|---|---:|---:|---|"]
         for b in res.bars:
             result = "✅ pass" if b.passed else "❌ fail"
-            out.append(f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} | {b.bar.minimum:g} | {result} |")
+            held = " (lower bound)" if b.on == "lower" else ""
+            iv = f" {_iv(b.interval).strip()} |" if with_iv else ""
+            out.append(
+                f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} |{iv} {b.bar.minimum:g}{held} | {result} |"
+            )
         out.append("")
-    out += ["| metric | value |", "|---|---:|"]
-    out += [f"| {name} | {_fmt(res.summary.get(name))} |" for name in _MD_METRICS if name in res.summary]
+    if res.intervals:
+        out += ["| metric | value | 95 % interval |", "|---|---:|---|"]
+        out += [
+            f"| {name} | {_fmt(res.summary.get(name))} | {_iv(res.intervals.get(name)).strip()} |"
+            for name in _MD_METRICS
+            if name in res.summary
+        ]
+    else:
+        out += ["| metric | value |", "|---|---:|"]
+        out += [f"| {name} | {_fmt(res.summary.get(name))} |" for name in _MD_METRICS if name in res.summary]
     out.append("")
+    for by, got in res.slices.items():
+        out += [f"| {by} | n | pass | 95 % interval |", "|---|---:|---:|---|"]
+        for x in got:
+            iv = x.intervals.get("pass")
+            out.append(f"| {_md(x.name)} | {x.n} | {_fmt(x.rates.get('pass'))} | {_iv(iv).strip()} |")
+        out.append("")
+    if res.comparison is not None:
+        from .comparison_text import render_markdown as comparison_markdown
+
+        out.append(comparison_markdown(res.comparison))
     return out
 
 
@@ -314,9 +394,13 @@ def _md_stale_and_missing(res: CheckResult) -> list[str]:
             "| case | label | status |",
             "|---|---|---|",
         ]
-        for e in res.stale:
+        unrecorded, stale = split_unrecorded(res.stale)
+        for e in stale:
             s = _stale_fields(e)
             out.append(f"| `{_md(s['case'])}` | `{_md(s['label'])}` | {_md(s['status'])} |")
+        if unrecorded:
+            n_labels, n_cases = grouped_counts(unrecorded)
+            out.append(f"| {n_cases} case(s) | {n_labels} label(s) | unrecorded |")
         out += ["", "Run `ragtriage stale TESTSET --fix` and review the rest in `ragtriage edit`.", ""]
     if res.missing:
         out += [
@@ -461,6 +545,17 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
             tc, "failure", message=_x(f"{len(res.stale)} stale label(s); run `ragtriage stale`"), type="stale"
         ).text = _x("\n".join(lines))
         g["failures"] += 1
+    if res.comparison is not None:
+        from .comparison_text import verdict_line
+
+        tc = ET.SubElement(
+            gate, "testcase", classname=f"ragtriage.{name}.gate", name="no real regression", time="0"
+        )
+        g["tests"] += 1
+        if res.regressed:
+            said = verdict_line(res.comparison)
+            ET.SubElement(tc, "failure", message=_x(said), type="regression").text = _x(said)
+            g["failures"] += 1
     if res.missing:
         tc = ET.SubElement(
             gate, "testcase", classname=f"ragtriage.{name}.gate", name="run is complete", time="0"
