@@ -18,6 +18,7 @@ from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
 from .grouped import counts as grouped_counts
 from .grouped import split_unrecorded, unrecorded_message
+from .idcheck import check_notes, cite_mode
 from .metrics import MAX_K
 from .records import CaseRecord, RecordLike, Summary
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
@@ -304,6 +305,13 @@ def render_text(res: CheckResult) -> str:
 
         out.append(comparison_text(res.comparison).rstrip("\n"))
     verdict = "passed" if res.passed else "FAILED"
+    parts = _failed_parts(res, stale, unrecorded)
+    out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
+    return "\n".join(out) + "\n"
+
+
+def _failed_parts(res: CheckResult, stale: list, unrecorded: list) -> list[str]:
+    """What failed the gate, for its last line."""
     parts = []
     if res.regressed:
         parts.append("a real regression against the baseline")
@@ -317,8 +325,7 @@ def render_text(res: CheckResult) -> str:
         parts.append(f"{len(res.missing)} case(s) without a result")
     if res.unknown_ids:
         parts.append("no ranked id is in the corpus")
-    out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
-    return "\n".join(out) + "\n"
+    return parts
 
 
 # ---------------------------------------------------------------- markdown
@@ -595,23 +602,13 @@ def _judged_records(
     doc_hash = getattr(doc, "content_hash", None)
     changed = bool(run_hash and doc_hash and run_hash != doc_hash)
     made_with = run.meta.get("cite") or "inline"
-    mode = _cite_mode(doc, run, cite)
+    mode = cite_mode(doc, cite)
     summary = run.summary
     records = [by_id[cid] for cid in ids if cid in by_id]
     if changed or mode != made_with:
-        from .evaluate import with_cite
-        from .scoring import rescore
+        from .rerun import rescored_records
 
-        if changed:
-            notes.append(
-                "the test set changed since this run was made: its answers were rescored against the "
-                "current cases (no new calls)"
-            )
-        if mode != made_with:
-            notes.append(f"grounding judged with cite: {mode} (the run was made with {made_with}): rescored")
-        look = chunk_text or (lambda _id: None)
-        settings = with_cite(doc.settings, mode)
-        records = [rescore(by_id[c.id], c, k, look, settings) for c in doc.cases if c.id in by_id]
+        records = rescored_records(doc, by_id, k, chunk_text, mode, made_with, changed, notes)
         summary = None
     if extra:
         notes.append(
@@ -672,7 +669,7 @@ def judge(
     notes: list[str] = []
     records, summary, missing = _judged_records(doc, run, k, chunk_text, notes, cite)
     results = measure(bars, records, summary, k)
-    unknown = _id_notes(records, k, run.meta.get("corpus"), _cite_mode(doc, run, cite), notes)
+    unknown = check_notes(records, k, run.meta.get("corpus"), cite_mode(doc, cite), notes)
     deep = _depth_note(bars, records, k)
     if deep is not None:
         notes.append(deep)
@@ -695,29 +692,3 @@ def judge(
         stale_corpus=stale_corpus if stale else None,
         unknown_ids=unknown,
     )
-
-
-def _cite_mode(doc: Any, run: Any, cite: str | None) -> str:
-    """The cite mode a check judges grounding with: ``--cite``, else the test set's ``cite:``
-    (a run made with another one is rescored)."""
-    return str(cite or getattr(doc.settings, "cite", None) or "inline")
-
-
-def _id_notes(
-    records: list[CaseRecord], k: int, corpus: str | None, cite: str, notes: list[str]
-) -> str | None:
-    """Notes on unknown ids and on a run that cites nothing (idcheck.py); the refusal when no
-    ranked id of any case is in the corpus (a gate passed on such ids would be noise)."""
-    from .idcheck import citation_warning, id_health, id_warnings
-
-    notes.extend(id_warnings(records, k, corpus))
-    cited = citation_warning(records, cite)
-    if cited:
-        notes.append(cited)
-    h = id_health(records, k)
-    if h is not None and h.none_known:
-        return (
-            f"none of the {h.ranked} ranked ids (k={k}) of {h.cases} cases is in the corpus: "
-            "the gate is not judged on them (see the note above)"
-        )
-    return None

@@ -119,3 +119,27 @@ def citation_warning(records: Sequence[Mapping[str, Any]], cite: str) -> str | N
         "against the chunks the generator saw with --cite prompt (or `cite: prompt` in the test set), "
         "or give each result a `cited` list and use --cite field"
     )
+
+
+def cite_mode(doc: Any, cite: str | None) -> str:
+    """The cite mode a check judges grounding with: ``--cite``, else the test set's ``cite:``
+    (a run made with another one is rescored)."""
+    return str(cite or getattr(doc.settings, "cite", None) or "inline")
+
+
+def check_notes(
+    records: Sequence[Mapping[str, Any]], k: int, corpus: str | None, cite: str, notes: list[str]
+) -> str | None:
+    """``check``'s notes on unknown ids and on a run that cites nothing; the refusal when no
+    ranked id of any case is in the corpus (a gate passed on such ids would be noise)."""
+    notes.extend(id_warnings(records, k, corpus))
+    cited = citation_warning(records, cite)
+    if cited:
+        notes.append(cited)
+    h = id_health(records, k)
+    if h is not None and h.none_known:
+        return (
+            f"none of the {h.ranked} ranked ids (k={k}) of {h.cases} cases is in the corpus: "
+            "the gate is not judged on them (see the note above)"
+        )
+    return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from .errors import InputError
 from .runfile import RunFile
@@ -72,3 +73,31 @@ def rescored_run(run: RunFile) -> tuple[RunFile, str | None]:
             f"{path} (an edited run file, or a test set changed since): compared as rescored"
         )
     return again, None
+
+
+def rescored_records(
+    doc: Any,
+    by_id: dict[str, Any],
+    k: int,
+    chunk_text: Any,
+    mode: str,
+    made_with: str,
+    changed: bool,
+    notes: list[str],
+) -> list[Any]:
+    """``check``'s rescoring of a stored run (no new calls): against the current cases when the
+    test set changed since the run, and with ``mode`` as the cited set when the run was made
+    with another (``made_with``); says why in ``notes``."""
+    from .evaluate import with_cite
+    from .scoring import rescore
+
+    if changed:
+        notes.append(
+            "the test set changed since this run was made: its answers were rescored against the "
+            "current cases (no new calls)"
+        )
+    if mode != made_with:
+        notes.append(f"grounding judged with cite: {mode} (the run was made with {made_with}): rescored")
+    look = chunk_text or (lambda _id: None)
+    settings = with_cite(doc.settings, mode)
+    return [rescore(by_id[c.id], c, k, look, settings) for c in doc.cases if c.id in by_id]

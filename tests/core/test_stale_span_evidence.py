@@ -69,10 +69,11 @@ def test_of_several_chunks_over_the_span_the_tightest_comes_first():
 
 
 def test_a_number_grown_at_the_start_of_the_span_is_not_the_text():
-    """Old page ``"xx 5 retries …"``, new page ``"x25 retries …"``: the offsets still show
+    """Old page ``"xx 5 retries …"``, new page ``"x 25 retries …"``: the offsets still show
     ``5 retries …`` over the span, but ``5`` is now part of ``25``."""
     old = "xx 5 retries are made before the connection is given up for good."
-    new = "x25 retries are made before the connection is given up for good."
+    new = "x 25 retries are made before the connection is given up for good."
+    assert len(old) == len(new) and new[3:] == old[3:]
     lab = {"text": old[3:], "doc": DOC, "start": 3, "end": len(old)}
     got = judge({"a": lab}, [Chunk("n1", new, DOC, 0, len(new))])["a"]
     assert got.fix != "auto" and got.status != "ok"
