@@ -124,7 +124,7 @@ def _short_setup(over_span: str) -> tuple[dict, list[Chunk]]:
     short = "Sí, siempre."
     lab = {"text": short, "doc": DOC, "start": 30, "end": 30 + len(short)}
     if over_span == "own-part":  # the own chunk covers only the start of the old span
-        own_text = short + " " + "x" * 17 + short[:-1]
+        own_text = short + " " + "x" * 16 + " " + short[:-1]
         return lab, [Chunk("a", own_text, DOC, 0, len(own_text))]
     own_text = short + " y otras palabras aquí."
     other = "Y entonces: " + short + " Fin."
