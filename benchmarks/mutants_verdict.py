@@ -130,11 +130,7 @@ MUTANTS = [
         "if away and (v is None or v.fix != Fix.AUTO):",
         "if away and v is None:",
     ),
-    (
-        "copies: keep the fix",
-        "return replace(v, candidates=v.candidates + extra, fix=Fix.REVIEW, elsewhere=named)",
-        "return replace(v, candidates=v.candidates + extra, elsewhere=named)",
-    ),
+    # ("copies: keep the fix" is no mutant: that branch only sees review verdicts)
     (
         "copies: after what is local",
         "return Verdict(status, rest[:2] + copies + rest[2:], Fix.REVIEW, elsewhere=named)",
