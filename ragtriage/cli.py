@@ -36,17 +36,35 @@ EXAMPLES = {
         "  ragtriage run testsets/shop-es.yaml\n"
         "  ragtriage run testsets/shop-es.yaml --system results:answers.jsonl --k 5 --out run.jsonl\n"
         "  ragtriage run testsets/shop-es.yaml --system http://127.0.0.1:8000/ask --concurrency 16\n"
+        "  ragtriage run testsets/shop-es.yaml --by tag --repeat 3\n"
         "  OPENAI_API_KEY=... ragtriage run testsets/shop-es.yaml --system openai:http://127.0.0.1:8080/v1#llama3"
     ),
     "check": (
         "  ragtriage check testsets/shop-es.yaml --min hit@3=0.8 --min accuracy=0.7\n"
-        "  ragtriage check testsets/shop-es.yaml --run run.jsonl --junit report.xml --markdown $GITHUB_STEP_SUMMARY"
+        "  ragtriage check testsets/shop-es.yaml --run run.jsonl --junit report.xml --markdown $GITHUB_STEP_SUMMARY\n"
+        "  ragtriage check testsets/shop-es.yaml --min hit@3=0.85 --on lower --baseline base.jsonl --html report.html"
     ),
     "stale": "  ragtriage stale testsets/docs.yaml --corpus new.chunks.jsonl\n  ragtriage stale testsets/docs.yaml --corpus new.chunks.jsonl --fix",
     "sweep": "  ragtriage sweep testsets/shop-es.yaml --k 1-4\n  ragtriage sweep testsets/shop-es.yaml --system results:r.jsonl --k 1,3,5 --threshold 0.2,0.5",
-    "diff": "  ragtriage diff runs/before.jsonl runs/after.jsonl\n  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md",
+    "diff": (
+        "  ragtriage diff runs/before.jsonl runs/after.jsonl\n"
+        "  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md\n"
+        "  ragtriage diff runs/before.jsonl runs/after.jsonl --metric pass --metric hit@5 --margin 0.02"
+    ),
     "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels",
     "import": "  ragtriage import goldens.json --format deepeval -o testsets/imported.yaml",
+    "init": (
+        "  ragtriage init testsets/mine.yaml --corpus testsets/mine.chunks.jsonl\n"
+        "  ragtriage init faq.yaml --corpus faq.chunks.jsonl --language de --k 5"
+    ),
+    "corpus": (
+        "  ragtriage corpus --from llamaindex ./storage -o docs.chunks.jsonl\n"
+        "  ragtriage init docs.yaml --corpus docs.chunks.jsonl"
+    ),
+    "report": (
+        "  ragtriage report runs/after.jsonl -o report.html\n"
+        "  ragtriage report runs/after.jsonl --baseline runs/before.jsonl --margin 0.02 -o report.html"
+    ),
     "judge": (
         "  ragtriage run testsets/shop-es.yaml --judge openai:http://127.0.0.1:8080/v1#qwen2.5 --out run.jsonl\n"
         "  ragtriage judge testsets/shop-es.yaml --run run.jsonl --json calibration.json"
@@ -58,6 +76,21 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # usage errors: exit 2 with one clear line
         self.print_usage(sys.stderr)
         self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+SYSTEMS = """systems (--system SPEC, formats.md §3):
+  builtin              offline BM25 over the test set's corpus + an extractive answerer
+  results:PATH         answers produced elsewhere: one JSON line per case (id, ranking, answer, ...)
+  python:MODULE:ATTR   calls ATTR(question, k) for every case: question a str, k the cut-off
+                       (an int: how many ranked chunks are scored; the system may ignore it),
+                       both positional; sync or async (async def). It returns a dict with
+                       ranking, answer, scores, prompt_ids, ... A callable that cannot take
+                       (question, k) is refused before the run. MODULE is imported from the
+                       current directory and PYTHONPATH.
+  http://HOST/PATH     POSTs {"id", "question", "k"}; the answer is that dict as JSON
+  openai:URL#MODEL     retrieval (--retriever, default builtin) + a chat endpoint; the key is
+                       read from $OPENAI_API_KEY (--api-key-env), and none is needed for a
+                       local server that asks for none"""
 
 
 def _sub(subs, name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
@@ -77,7 +110,8 @@ def add_run_options(
         "--system",
         default="builtin",
         metavar="SPEC",
-        help="builtin (default), results:PATH, python:MODULE:ATTR, http://HOST/PATH, openai:BASE_URL#MODEL",
+        help="builtin (default), results:PATH, python:MODULE:ATTR, http://HOST/PATH, openai:BASE_URL#MODEL "
+        "(see 'systems' below)",
     )
     p.add_argument("--k", type=k_type, default=None, metavar="K", help=k_help)
     p.add_argument(
@@ -93,7 +127,8 @@ def add_run_options(
         "--retriever",
         default=None,
         metavar="SPEC",
-        help="retrieval for openai: systems (default builtin BM25)",
+        help="the retrieval of an openai: system, any SPEC as for --system that returns a ranking "
+        "(default builtin BM25 over the test set's corpus); other systems retrieve on their own",
     )
     p.add_argument(
         "--api-key-env",
@@ -112,6 +147,14 @@ def add_run_options(
         "--dry-run", action="store_true", help="say how many calls and about how many prompt tokens, and stop"
     )
     p.add_argument(
+        "--cite",
+        choices=("inline", "prompt", "field"),
+        default=None,
+        help="where the grounding check's cited chunks come from: inline [chunk-id] citations in the "
+        "answer, the prompt's chunks (a system that does not cite), or the result's `cited` field "
+        "(default: the test set's cite:, else inline)",
+    )
+    p.add_argument(
         "--judge",
         default=None,
         metavar="SPEC",
@@ -122,6 +165,44 @@ def add_run_options(
         default="OPENAI_API_KEY",
         metavar="VAR",
         help="environment variable holding the judge's API key (default OPENAI_API_KEY)",
+    )
+
+
+def add_comparison_options(p: argparse.ArgumentParser) -> None:
+    """How two runs are compared (evaluation.md, "Comparing two runs")."""
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        metavar="A",
+        help="one-sided level of the regression test, after Holm across the measures (default 0.05)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        metavar="δ",
+        help="a regression must be worse than this (a rate, 0.02 = 2 points) to count; "
+        "also the non-inferiority margin (default 0)",
+    )
+    p.add_argument(
+        "--conservative",
+        action="store_true",
+        help="exact binomial McNemar instead of the mid-p (never more false alarms than α)",
+    )
+    p.add_argument(
+        "--cluster",
+        choices=("doc", "topic", "none"),
+        default="doc",
+        help="resample cases that share the gold's source document (default), their topic, or none",
+    )
+    p.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="M",
+        help="a measure to compare: pass (default), hit, hit@5, recall, mrr, precision, supported, "
+        "accuracy, coverage, unknown_abstention (repeatable; Holm across them)",
     )
 
 
@@ -154,20 +235,64 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("run", metavar="RUN")
     s.add_argument("--testset", metavar="TESTSET", help="test set (default: the one named in the run)")
 
+    s = _sub(
+        subs,
+        "init",
+        "start a new test set over your own chunks file",
+        "Write a new, commented test set with no cases yet: version, corpus (relative to the new file),\n"
+        "language (guessed from the chunks' text unless --language) and k. Never overwrites a file.\n"
+        "Then `ragtriage edit TESTSET` writes and labels the cases.",
+    )
+    s.add_argument("testset", metavar="TESTSET", help="the new test set (.yaml)")
+    s.add_argument(
+        "--corpus", required=True, metavar="CHUNKS", help="your chunks file (JSONL: id, text, ...)"
+    )
+    s.add_argument(
+        "--language", metavar="xx", help="the questions' language (default: guessed from the chunks)"
+    )
+    s.add_argument("--k", type=int, default=None, metavar="N", help="cut-off for run and check (default 3)")
+
     s = _sub(subs, "validate", "check a test set's schema and labels; print file:line: message per problem")
     s.add_argument("testset", metavar="TESTSET")
     s.add_argument("--corpus", metavar="CHUNKS", help="chunks file (default: the test set's corpus)")
     s.add_argument("--json", metavar="PATH", help="also write the problems as JSON")
 
-    s = _sub(subs, "run", "run every case through a system; write the run file; print the summary")
+    s = _sub(
+        subs,
+        "run",
+        "run every case through a system; write the run file; print the summary",
+        "Run every case through a system; write the run file; print the summary. Exit 1 when\n"
+        "every case failed (the first error is printed, also with --quiet).\n\n" + SYSTEMS,
+    )
     s.add_argument("testset", metavar="TESTSET")
     add_run_options(s)
     s.add_argument("--out", metavar="RUN.jsonl", help="run file (default: runs/<testset>-<time>.jsonl)")
     s.add_argument("--json", metavar="SUMMARY.json", help="write the summary as JSON")
     s.add_argument("--resume", action="store_true", help="continue an interrupted --out run file")
     s.add_argument("--quiet", action="store_true", help="no per-case table")
+    s.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="ask every case N times (for systems that are not deterministic): pass share, flaky cases, noise floor",
+    )
+    s.add_argument(
+        "--by", choices=("tag", "topic"), default=None, help="also the summary per tag or per topic"
+    )
+    s.add_argument(
+        "--cluster",
+        choices=("doc", "topic", "none"),
+        default="doc",
+        help="intervals resample cases that share the gold's document (default), their topic, or none",
+    )
 
-    s = _sub(subs, "check", "the CI gate: fail (exit 1) when a bar is missed or labels are stale")
+    s = _sub(
+        subs,
+        "check",
+        "the CI gate: fail (exit 1) when a bar is missed or labels are stale",
+        "The CI gate: fail (exit 1) when a bar is missed or labels are stale.\n\n" + SYSTEMS,
+    )
     s.add_argument("testset", metavar="TESTSET")
     s.add_argument("--run", metavar="RUN", help="score this run file instead of running the system")
     add_run_options(s)
@@ -182,6 +307,19 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--markdown", metavar="PATH", help="markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
     s.add_argument("--json", metavar="PATH", help="summary and bars as JSON")
     s.add_argument("--out", metavar="RUN.jsonl", help="keep the run file made for the check")
+    s.add_argument("--html", metavar="PATH", help="the self-contained HTML report (as `ragtriage report`)")
+    s.add_argument(
+        "--on",
+        choices=("value", "lower"),
+        default="value",
+        help="hold each bar to the measured value (default) or to the lower bound of its 95 %% interval",
+    )
+    s.add_argument(
+        "--baseline",
+        metavar="RUN",
+        help="compare with this run case by case; a real regression fails the check (exit 1)",
+    )
+    add_comparison_options(s)
 
     s = _sub(subs, "stale", "find labels made stale by re-chunking; --fix applies the safe fixes")
     s.add_argument("testset", metavar="TESTSET")
@@ -189,7 +327,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--fix", action="store_true", help="apply automatic fixes and save the test set")
     s.add_argument("--json", metavar="PATH", help="write the report as JSON")
 
-    s = _sub(subs, "sweep", "one row per k (and score threshold): hit, supported, correct, tokens")
+    s = _sub(
+        subs,
+        "sweep",
+        "one row per k (and score threshold): hit, supported, correct, tokens",
+        "One row per k (and score threshold): hit, supported, correct, tokens.\n\n" + SYSTEMS,
+    )
     s.add_argument("testset", metavar="TESTSET")
     add_run_options(s, k_help="values of k: 1-4 or 1,3,5 (a single K means 1 to K)", k_type=str)
     s.add_argument("--threshold", default=None, metavar="T[,T...]", help="score thresholds to try")
@@ -210,15 +353,44 @@ def build_parser() -> argparse.ArgumentParser:
     s = _sub(subs, "diff", "compare two runs: fixed, regressed and changed cases, metric deltas")
     s.add_argument("run_a", metavar="RUN_A")
     s.add_argument("run_b", metavar="RUN_B")
-    s.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a case regressed")
+    s.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 on a real regression (a paired test, not noise); with --any-flip, when any case regressed",
+    )
+    s.add_argument(
+        "--any-flip",
+        action="store_true",
+        help="with --fail-on-regression: the old rule, exit 1 when a single case went from good to failing",
+    )
     s.add_argument("--markdown", metavar="PATH", help="write the diff as markdown")
     s.add_argument("--json", metavar="PATH", help="write the diff as JSON")
+    s.add_argument("--testset", metavar="TESTSET", help="test set for tags and documents (default: run B's)")
+    add_comparison_options(s)
+
+    s = _sub(subs, "report", "one self-contained HTML report of a run (and its comparison with a baseline)")
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("--baseline", metavar="RUN", help="compare with this run: flips, intervals, the verdict")
+    s.add_argument("--testset", metavar="TESTSET", help="test set (default: the one named in the run)")
+    s.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
+    add_comparison_options(s)
 
     s = _sub(subs, "export", "write a test set in another tool's format")
     s.add_argument("testset", metavar="TESTSET")
     s.add_argument("--format", required=True, choices=FORMATS)
     s.add_argument("-o", "--output", metavar="PATH", help="output file (default: stdout)")
-    s.add_argument("--run", metavar="RUN", help="with --format trec: also write the run's rankings")
+    s.add_argument(
+        "--run",
+        metavar="RUN",
+        help="with --format trec: also write the run's rankings; with ragas: what the system retrieved and answered",
+    )
+    s.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        metavar="K",
+        help="with --format ragas --run: how much of each ranking is retrieved_contexts (default: the run's k)",
+    )
 
     s = _sub(subs, "import", "make a commented test set from another tool's file")
     s.add_argument("file", metavar="FILE")
@@ -226,6 +398,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", required=True, metavar="TESTSET.yaml")
     s.add_argument("--corpus", metavar="CHUNKS", help="chunks file the new test set refers to")
     s.add_argument("--force", action="store_true", help="overwrite an existing output file")
+
+    s = _sub(
+        subs,
+        "corpus",
+        "write the chunks file of a persisted LlamaIndex index (stable chunk ids)",
+        "Write the chunks file (formats.md §2) of an index persisted with\n"
+        "index.storage_context.persist(PERSIST_DIR): one line per node with id, text, doc, start, end.\n"
+        "Ids stay the same for the same chunking in every process (see ragtriage.adapters.llamaindex).\n"
+        'Needs the extra: pip install "ragtriage[llamaindex]".',
+    )
+    s.add_argument("--from", dest="source", required=True, choices=["llamaindex"], help="the framework")
+    s.add_argument("persist_dir", metavar="PERSIST_DIR", help="the folder holding docstore.json")
+    s.add_argument("-o", "--output", required=True, metavar="CHUNKS", help="the chunks file to write")
+    s.add_argument("--force", action="store_true", help="replace an existing chunks file")
     return p
 
 

@@ -173,24 +173,64 @@ def _the_run(args, doc):
             _refuse_judge_on_a_made_run(args, run)
         _print_warnings(run.warnings)
         chunk_text = None
-        if run.meta.get("testset_hash") != getattr(doc, "content_hash", None):
+        cite = getattr(args, "cite", None) or doc.settings.cite
+        if run.meta.get("testset_hash") != getattr(doc, "content_hash", None) or cite != run.meta.get(
+            "cite", "inline"
+        ):
             from ..core.systems import Context
 
-            chunk_text = Context(doc).chunk_text
+            chunk_text = Context(doc).lookup  # (rescored: the corpus says which ids it holds)
         return run, str(args.run), chunk_text
     made = _make_run(args, doc)
     _print_warnings(made.warnings)
+    from .run_cmd import failures_text
+
+    if failures_text(made.cases):  # the system failed on cases: say how, not only a missed bar
+        print(failures_text(made.cases), file=sys.stderr)
     if made.interrupted:
         return None, None, None
     return made, str(args.out) if args.out else None, None
+
+
+def _compare_with_baseline(args, doc, run, result) -> None:
+    """``--baseline RUN``: the paired comparison of the gated measures (Holm across them),
+    the baseline judged against the current test set like the run (no new call)."""
+    from ..core.comparison import between_runs
+    from ..core.outcomes import COMPARABLE
+    from .report_cmd import comparison_options, metrics_of, rescored_baseline
+
+    opts = comparison_options(args)
+    gated = [b.bar.metric for b in result.bars if b.bar.name in COMPARABLE]
+    metrics = metrics_of(args.metric, tuple(dict.fromkeys(gated)) or ("pass",))
+    base = read_run(args.baseline)
+    _print_warnings(base.warnings)
+    records = rescored_baseline(doc, base, result.notes)
+    result.comparison = between_runs(
+        records, base.meta, result.records, run.meta, doc=doc, metrics=metrics, options=opts
+    )
+
+
+def _write_html(args, doc, result) -> None:
+    from ..core import htmlreport
+
+    data = htmlreport.gather(
+        doc, result, cluster_by=args.cluster, comparison=result.comparison, baseline=args.baseline
+    )
+    write_report(args.html, htmlreport.render(data))
 
 
 def main(args) -> int:
     from ..core.systems import set_max_response_mb
 
     set_max_response_mb(args.max_response_mb)
-    outputs = {"--junit": args.junit, "--markdown": args.markdown, "--json": args.json, "--out": args.out}
-    guard_outputs(outputs, [args.testset, args.run, system_file(args.system)])
+    outputs = {
+        "--junit": args.junit,
+        "--markdown": args.markdown,
+        "--json": args.json,
+        "--out": args.out,
+        "--html": args.html,
+    }
+    guard_outputs(outputs, [args.testset, args.run, args.baseline, system_file(args.system)])
     doc = TestSetDocument.load(args.testset)
     guard_outputs(outputs, testset_inputs(doc))
     bars = collect_bars(
@@ -210,11 +250,25 @@ def main(args) -> int:
     if judge_bars:
         _refuse_unproven_judge(doc, run, judge_bars, min_kappa, min_grades)
     result = judge(
-        doc, run, bars, stale=stale, run_label=label, chunk_text=chunk_text, stale_corpus=stale_corpus
+        doc,
+        run,
+        bars,
+        stale=stale,
+        run_label=label,
+        chunk_text=chunk_text,
+        stale_corpus=stale_corpus,
+        cite=getattr(args, "cite", None),
     )
     if note:
         result.notes.append(note)
+    from ..core import gate_intervals
+
+    gate_intervals.attach(result, doc, cluster_by=args.cluster, on=args.on)
+    if args.baseline:
+        _compare_with_baseline(args, doc, run, result)
     sys.stdout.write(render_text(result))
+    if args.html:
+        _write_html(args, doc, result)
     if args.junit:
         write_report(args.junit, render_junit(result, testset_path=args.testset))
     if args.markdown:

@@ -88,31 +88,49 @@ def yes_no(v) -> str:
     return "✓ yes" if v else "✗ no"
 
 
-def summary_text(s: Summary, meta: RunMeta) -> str:
+def _iv(intervals: dict | None, name: str) -> str:
+    iv = (intervals or {}).get(name)
+    return "" if iv is None else f"[{iv.lo:.3f}, {iv.hi:.3f}]"
+
+
+def summary_text(s: Summary, meta: RunMeta, intervals: dict | None = None) -> str:
+    """The summary table; ``intervals`` (metric -> 95 % interval) adds their column."""
     k = s["k"]
     ans = s["answerable"]
     found = "" if s["hit"] is None else f"  {round(s['hit'] * ans)}/{ans} answerable"
     rows = [
-        [f"found (hit@{k})", num(s["hit"]), found.strip()],
-        [f"recall@{k}", num(s["recall"]), ""],
-        [f"mrr@{k}", num(s["mrr"]), ""],
-        [f"precision@{k}", num(s["precision"]), ""],
-        ["supported", num(s["supported"]), "abstentions count as supported"],
-        ["faithfulness", num(s["faithfulness"]), f"of {s['answered']} answered"],
-        ["correct (accuracy)", num(s["accuracy"]), ""],
-        ["coverage", num(s["coverage"]), "answered / all"],
-        ["unknown abstention", num(s["unknown_abstention"]), "unanswerable cases that declined"],
-        ["prompt tokens", "—" if s["tokens"] is None else str(s["tokens"]), ""],
+        [f"found (hit@{k})", num(s["hit"]), _iv(intervals, "hit"), found.strip()],
+        [f"recall@{k}", num(s["recall"]), _iv(intervals, "recall"), ""],
+        [f"mrr@{k}", num(s["mrr"]), _iv(intervals, "mrr"), ""],
+        [f"precision@{k}", num(s["precision"]), _iv(intervals, "precision"), ""],
+        ["supported", num(s["supported"]), _iv(intervals, "supported"), "abstentions count as supported"],
+        [
+            "faithfulness",
+            num(s["faithfulness"]),
+            _iv(intervals, "faithfulness"),
+            f"of {s['answered']} answered",
+        ],
+        ["correct (accuracy)", num(s["accuracy"]), _iv(intervals, "accuracy"), ""],
+        ["coverage", num(s["coverage"]), _iv(intervals, "coverage"), "answered / all"],
+        [
+            "unknown abstention",
+            num(s["unknown_abstention"]),
+            _iv(intervals, "unknown_abstention"),
+            "unanswerable cases that declined",
+        ],
+        ["prompt tokens", "—" if s["tokens"] is None else str(s["tokens"]), "", ""],
     ]
+    heads = ["metric", "value", "95 % interval", ""]
+    if not intervals:
+        rows = [r[:2] + r[3:] for r in rows]
+        heads = ["metric", "value", ""]
     head = (
         f"{meta.get('testset')} · {meta.get('system')} · k={k} · {s['n']} cases"
         + (f" · {s['errors']} errors" if s["errors"] else "")
         + (f" · {s['unlabelled']} unlabelled" if s["unlabelled"] else "")
     )
     reasons = " · ".join(f"{r} {c}" for r, c in s["reasons"].items()) or "—"
-    return (
-        visible(head) + "\n\n" + table(["metric", "value", ""], rows, right={1}) + "\n\nreasons: " + reasons
-    )
+    return visible(head) + "\n\n" + table(heads, rows, right={1}) + "\n\nreasons: " + reasons
 
 
 def explain(c: CaseRecord, k: int | None = None) -> str:
@@ -177,6 +195,7 @@ def run_options(args) -> dict:
         api_key_env=args.api_key_env,
         judge=getattr(args, "judge", None),
         judge_key_env=getattr(args, "judge_key_env", "OPENAI_API_KEY"),
+        cite=getattr(args, "cite", None),
     )
 
 
@@ -199,9 +218,24 @@ def judge_text(s: Summary, records: list[CaseRecord]) -> str:
 def dry_run_judge(p: dict) -> str:
     if "judge" not in p:
         return ""
+    if p.get("judge_exact"):
+        skipped = [
+            f"{p[key]} {what}"
+            for key, what in (
+                ("judge_abstained", "abstentions"),
+                ("judge_cached", "cached verdicts"),
+                ("judge_errors", "cases without a result"),
+            )
+            if p.get(key)
+        ]
+        return (
+            f"\njudge {p['judge']}: {p['judge_calls']} calls"
+            + (f" (not asked: {', '.join(skipped)})" if skipped else "")
+            + f", about {p['judge_tokens']} tokens"
+        )
     return (
-        f"\njudge {p['judge']}: at most {p['judge_calls']} calls (fewer when cached or abstained), "
-        f"about {p['judge_tokens']} tokens"
+        f"\njudge {p['judge']}: at most {p['judge_calls']} calls (fewer when cached or abstained: the "
+        f"answers are not known before the run), about {p['judge_tokens']} tokens"
     )
 
 
@@ -261,6 +295,9 @@ def main(args) -> int:
         return Exit.OK
     if args.resume and not args.out:
         raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
+    from .run_stats import check_repeat
+
+    check_repeat(args)
     out = Path(args.out) if args.out else default_out(args.testset)
     if args.json:
         jp = Path(args.json)
@@ -294,19 +331,51 @@ def main(args) -> int:
             file=sys.stderr,
         )
         return Exit.INTERRUPTED
-    print(summary_text(run.summary, run.meta))
+    second = None
+    if args.repeat > 1:
+        from .run_stats import repeat_run
+
+        run, second = repeat_run(args, doc, run, out, evaluate, run_options(args))
+        if run.interrupted:
+            return Exit.INTERRUPTED
+    from .run_stats import intervals_of, repeats_text, slices_text
+
+    intervals, labels, how = intervals_of(doc, run.cases, args.cluster)
+    print(summary_text(run.summary, run.meta, intervals))
+    print(f"(95 % intervals: {how})")
+    if second is not None:
+        print(repeats_text(run, second, labels))
+    if args.by:
+        text, _ = slices_text(doc, run.cases, args.by, labels)
+        print("\n" + text)
     if "judge_calls" in run.summary:
         print(judge_text(run.summary, run.cases))
     if not args.quiet:
         print()
         print(cases_text(run.cases, run.summary["k"]))
     print(f"\nrun file: {out}")
+    failed = failures_text(run.cases)
+    if failed:  # even with --quiet: a run that asked nothing successfully must not look fine
+        print(failed, file=sys.stderr)
     if args.json:
         from ..core.reports import write_report
 
         write_report(
             args.json,
             orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode(),
-        )  # atomic: never a half-written summary
+        )  # atomic: never a half-written summary (formats.md §5 exactly: intervals are in check --json)
         print(f"summary: {args.json}")
+    if run.cases and all(c.get("reason") == "error" for c in run.cases):
+        return Exit.FAILED
     return Exit.OK
+
+
+def failures_text(cases: list[CaseRecord]) -> str:
+    """How many cases the system failed on and the first failure, or "" when none failed."""
+    errors = [c for c in cases if c.get("reason") == "error"]
+    if not errors:
+        return ""
+    first = f"the first, case {errors[0]['id']!r}: {visible(str(errors[0].get('error') or 'no cause given'))}"
+    if len(errors) == len(cases):
+        return f"every case failed ({len(errors)} of {len(cases)}): {first}"
+    return f"{len(errors)} of {len(cases)} cases failed (reason error); {first}"

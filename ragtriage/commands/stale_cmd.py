@@ -17,6 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.grouped import counts as grouped_counts
+from ..core.grouped import split_unrecorded, unrecorded_message
+
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
@@ -78,7 +81,12 @@ def _progress(path: Path | None) -> tuple[ProgressCallback | None, Callable[[], 
 def _fmt_cands(e: StaleEntry) -> str:
     if not e.candidates:
         return "no candidate"
-    parts = [f"{cid} ({score:.2f})" for cid, score in e.candidates]
+    parts = [
+        f"{cid} ({score:.2f}, another document: {e.elsewhere[cid]})"
+        if cid in e.elsewhere
+        else f"{cid} ({score:.2f})"
+        for cid, score in e.candidates
+    ]
     if e.status in ("split",) or (e.status == "changed" and e.expect == "all"):
         return " + ".join(parts) + ", expect: all"
     return ", ".join(parts)
@@ -90,6 +98,27 @@ def _what(e: StaleEntry) -> str:
     if e.fix == "auto":
         return "auto"
     return "review"
+
+
+def _by_case(report: StaleReport, doc: TestSetDocument) -> tuple[dict[str, list[StaleEntry]], list[str]]:
+    """The stale entries to list per case, and the lines that say the unrecorded labels at
+    once (one fix records them all, however many cases share them)."""
+    by_case: dict[str, list[StaleEntry]] = {}
+    unrecorded, stale = split_unrecorded(e for e in report.labels if e.stale)
+    recorded = [e for e in stale if e.status == "unrecorded"]  # fixed by --fix: one line too
+    for e in stale:
+        if e.status != "unrecorded":
+            by_case.setdefault(e.case, []).append(e)
+    lines = []
+    if unrecorded:
+        lines += ["", unrecorded_message(unrecorded, doc.path)]
+    if recorded:
+        n_labels, n_cases = grouped_counts(recorded)
+        lines += [
+            "",
+            f"✓ {n_labels:,} label(s) recorded (expected by {n_cases:,} case(s)): unrecorded before",
+        ]
+    return by_case, lines
 
 
 def render(
@@ -104,10 +133,7 @@ def render(
     lines: list[str] = []
     n_chunks = f"{report.chunks:,} chunks"
     lines.append(f"{doc.path}: labels against {corpus} ({n_chunks})")
-    by_case: dict[str, list[StaleEntry]] = {}
-    for e in report.labels:
-        if e.stale:
-            by_case.setdefault(e.case, []).append(e)
+    by_case, grouped = _by_case(report, doc)
     if by_case:
         lines.append("")
     wid = max((len(e.label) for es in by_case.values() for e in es), default=0)
@@ -120,6 +146,9 @@ def render(
             arrow = "→" if e.candidates else " "
             mark = "✓" if e.fixed else "✗"
             lines.append(f"  {mark} {e.label:<{wid}}  {e.status:<10} {arrow} {_fmt_cands(e)}  [{_what(e)}]")
+            if e.note and not e.fixed:
+                lines.append(f"    {'':<{wid}}  ({e.note})")
+    lines += grouped
     counts = report.counts
     total = sum(counts.values())
     line = f"{total} label{'s' if total != 1 else ''}: " + ", ".join(f"{n} {s}" for s, n in counts.items())
@@ -137,9 +166,32 @@ def render(
         if edit_corpus is not None:
             hint += f" --corpus {shlex.quote(edit_corpus)}"
         line += f" ({hint})"
+    unrelated = unrelated_note(report)
+    if unrelated:
+        lines.append("")
+        lines.append(f"note: {unrelated}")
     lines.append("")
     lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def unrelated_note(report: StaleReport) -> str | None:
+    """When the corpus looks unrelated to the labels — not one labelled id is in it and not
+    one remembered text was found — say so, with the likely causes (issue 20): a report of
+    "all missing" then means the wrong chunks file, not a re-chunking to review."""
+    entries = report.labels
+    if len(entries) < 3:
+        return None
+    gone = [e for e in entries if e.status in ("missing", "unknown")]
+    found = [e for e in entries if e.status not in ("missing", "unknown")]
+    if found or not gone:
+        return None
+    return (
+        f"none of the {len(entries)} labels' ids is in this corpus and none of their texts was found: "
+        "it looks unrelated to the test set (another collection, or chunk ids made anew in every "
+        "process, such as LlamaIndex's default uuid4 node ids): check --corpus / `corpus:` before "
+        "reviewing the candidates"
+    )
 
 
 def main(args: argparse.Namespace) -> int:

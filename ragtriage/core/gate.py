@@ -16,6 +16,9 @@ from typing import Any
 
 from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
+from .grouped import counts as grouped_counts
+from .grouped import split_unrecorded, unrecorded_message
+from .idcheck import check_notes, cite_mode
 from .metrics import MAX_K
 from .records import CaseRecord, RecordLike, Summary
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
@@ -38,13 +41,23 @@ class BarResult:
     bar: Bar
     value: float | None  # None: nothing to measure (its denominator is empty)
     k: int  # the cut-off the value was measured at
+    interval: Any = None  # the value's 95 % interval (a stats.Interval), when known
+    on: str = "value"  # "lower": the bar holds the interval's lower bound (check --on lower)
+
+    @property
+    def judged(self) -> float | None:
+        """What is held to the bar: the value, or its interval's lower bound with ``--on lower``."""
+        if self.on == "lower":
+            return None if self.interval is None or self.value is None else self.interval.lo
+        return self.value
 
     @property
     def passed(self) -> bool:
-        return self.value is not None and self.value + 1e-9 >= self.bar.minimum
+        v = self.judged
+        return v is not None and v + 1e-9 >= self.bar.minimum
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "metric": self.bar.metric,
             "value": self.value,
             "min": self.bar.minimum,
@@ -52,6 +65,11 @@ class BarResult:
             "passed": self.passed,
             "source": self.bar.source,
         }
+        if self.interval is not None:
+            out["interval"] = self.interval.to_dict()
+        if self.on == "lower":
+            out["on"] = "lower"
+        return out
 
 
 def parse_min(spec: str) -> tuple[str, float]:
@@ -136,14 +154,31 @@ class CheckResult:
     details: dict[str, str] = field(default_factory=dict)  # id -> where to look, for failing cases
     meta: dict[str, Any] = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
     stale_corpus: str | None = None  # the chunks file the labels were checked against
+    intervals: dict[str, Any] = field(default_factory=dict)  # summary rate -> its 95 % interval
+    slices: dict[str, list] = field(default_factory=dict)  # "tag" / "topic" -> rates.Slice list
+    comparison: Any = None  # the paired comparison with --baseline (comparison.RunComparison)
+    unknown_ids: str | None = None  # set when no ranked id of any case is in the corpus: no pass
 
     @property
     def failed_bars(self) -> list[BarResult]:
         return [b for b in self.bars if not b.passed]
 
     @property
+    def regressed(self) -> bool:
+        """A real regression against the baseline (evaluation.md, "Comparing two runs")."""
+        from .stats import REGRESSION
+
+        return self.comparison is not None and self.comparison.verdict == REGRESSION
+
+    @property
     def passed(self) -> bool:
-        return not self.failed_bars and not self.stale and not self.missing
+        return (
+            not self.failed_bars
+            and not self.stale
+            and not self.missing
+            and not self.regressed
+            and not self.unknown_ids
+        )
 
     def failures(self) -> list[CaseRecord]:
         """Failing cases (reason not passing and scored), in triage order."""
@@ -162,6 +197,9 @@ class CheckResult:
             "stale_corpus": self.stale_corpus,
             "missing": list(self.missing),
             "summary": self.summary,
+            "intervals": {m: iv.to_dict() for m, iv in self.intervals.items()},
+            "slices": {by: [x.to_dict() for x in got] for by, got in self.slices.items()},
+            "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "failures": [
                 {"id": r["id"], "reason": r.get("reason"), "why": r.get("why") or ""} for r in self.failures()
             ],
@@ -181,6 +219,11 @@ def _stale_fields(e) -> dict:
 
 def _fmt(v) -> str:
     return "–" if v is None else f"{v:.3f}"
+
+
+def _iv(iv) -> str:
+    """`` [0.359, 1.000]`` after a value, or nothing."""
+    return "" if iv is None else f" [{iv.lo:.3f}, {iv.hi:.3f}]"
 
 
 def failure_message(rec: RecordLike) -> str:
@@ -230,17 +273,24 @@ def render_text(res: CheckResult) -> str:
         for b in res.bars:
             mark = "✓ pass" if b.passed else "✗ FAIL"
             value = _fmt(b.value) if b.value is not None else "– (nothing to measure)"
+            held = " on the lower bound" if b.on == "lower" else ""
             out.append(
-                f"{mark}  {b.bar.metric:<{w}}  {value:>6}  (bar {b.bar.minimum:g}, from {b.bar.source})"
+                f"{mark}  {b.bar.metric:<{w}}  {value:>6}{_iv(b.interval)}  "
+                f"(bar {b.bar.minimum:g}{held}, from {b.bar.source})"
             )
     else:
         out.append("no bars: set `gates:` in the test set or pass --min METRIC=VALUE")
     against = f" in {res.stale_corpus}" if res.stale_corpus else ""
-    for e in res.stale:
+    unrecorded, stale = split_unrecorded(res.stale)
+    if unrecorded:
+        out.append(f"✗ STALE  {unrecorded_message(unrecorded, res.testset)}")
+    for e in stale:
         s = _stale_fields(e)
         out.append(
             f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']}{against} (see `ragtriage stale`)"
         )
+    if res.unknown_ids:
+        out.append(f"✗ UNKNOWN IDS  {res.unknown_ids}")
     if res.missing:
         out.append(
             f"✗ INCOMPLETE  {len(res.missing)} case(s) of the test set have no result in the run: "
@@ -250,16 +300,32 @@ def render_text(res: CheckResult) -> str:
     reasons = res.summary.get("reasons") or {}
     if reasons:
         out.append("reasons: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
+    if res.comparison is not None:
+        from .comparison_text import render_text as comparison_text
+
+        out.append(comparison_text(res.comparison).rstrip("\n"))
     verdict = "passed" if res.passed else "FAILED"
-    parts = []
-    if res.failed_bars:
-        parts.append(f"{len(res.failed_bars)} of {len(res.bars)} bars missed")
-    if res.stale:
-        parts.append(f"{len(res.stale)} stale label(s)")
-    if res.missing:
-        parts.append(f"{len(res.missing)} case(s) without a result")
+    parts = _failed_parts(res, stale, unrecorded)
     out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
     return "\n".join(out) + "\n"
+
+
+def _failed_parts(res: CheckResult, stale: list, unrecorded: list) -> list[str]:
+    """What failed the gate, for its last line."""
+    parts = []
+    if res.regressed:
+        parts.append("a real regression against the baseline")
+    if res.failed_bars:
+        parts.append(f"{len(res.failed_bars)} of {len(res.bars)} bars missed")
+    if stale:
+        parts.append(f"{len(stale)} stale label(s)")
+    if unrecorded:
+        parts.append(f"{grouped_counts(unrecorded)[0]} unrecorded label(s)")
+    if res.missing:
+        parts.append(f"{len(res.missing)} case(s) without a result")
+    if res.unknown_ids:
+        parts.append("no ranked id is in the corpus")
+    return parts
 
 
 # ---------------------------------------------------------------- markdown
@@ -288,14 +354,40 @@ def _md_head(res: CheckResult) -> list[str]:
 def _md_numbers(res: CheckResult) -> list[str]:
     out = []
     if res.bars:
-        out += ["| bar | value | minimum | result |", "|---|---:|---:|---|"]
+        with_iv = any(b.interval is not None for b in res.bars)
+        if with_iv:
+            out += ["| bar | value | 95 % interval | minimum | result |", "|---|---:|---|---:|---|"]
+        else:
+            out += ["| bar | value | minimum | result |", "|---|---:|---:|---|"]
         for b in res.bars:
             result = "✅ pass" if b.passed else "❌ fail"
-            out.append(f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} | {b.bar.minimum:g} | {result} |")
+            held = " (lower bound)" if b.on == "lower" else ""
+            iv = f" {_iv(b.interval).strip()} |" if with_iv else ""
+            out.append(
+                f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} |{iv} {b.bar.minimum:g}{held} | {result} |"
+            )
         out.append("")
-    out += ["| metric | value |", "|---|---:|"]
-    out += [f"| {name} | {_fmt(res.summary.get(name))} |" for name in _MD_METRICS if name in res.summary]
+    if res.intervals:
+        out += ["| metric | value | 95 % interval |", "|---|---:|---|"]
+        out += [
+            f"| {name} | {_fmt(res.summary.get(name))} | {_iv(res.intervals.get(name)).strip()} |"
+            for name in _MD_METRICS
+            if name in res.summary
+        ]
+    else:
+        out += ["| metric | value |", "|---|---:|"]
+        out += [f"| {name} | {_fmt(res.summary.get(name))} |" for name in _MD_METRICS if name in res.summary]
     out.append("")
+    for by, got in res.slices.items():
+        out += [f"| {by} | n | pass | 95 % interval |", "|---|---:|---:|---|"]
+        for x in got:
+            iv = x.intervals.get("pass")
+            out.append(f"| {_md(x.name)} | {x.n} | {_fmt(x.rates.get('pass'))} | {_iv(iv).strip()} |")
+        out.append("")
+    if res.comparison is not None:
+        from .comparison_text import render_markdown as comparison_markdown
+
+        out.append(comparison_markdown(res.comparison))
     return out
 
 
@@ -309,9 +401,13 @@ def _md_stale_and_missing(res: CheckResult) -> list[str]:
             "| case | label | status |",
             "|---|---|---|",
         ]
-        for e in res.stale:
+        unrecorded, stale = split_unrecorded(res.stale)
+        for e in stale:
             s = _stale_fields(e)
             out.append(f"| `{_md(s['case'])}` | `{_md(s['label'])}` | {_md(s['status'])} |")
+        if unrecorded:
+            n_labels, n_cases = grouped_counts(unrecorded)
+            out.append(f"| {n_cases} case(s) | {n_labels} label(s) | unrecorded |")
         out += ["", "Run `ragtriage stale TESTSET --fix` and review the rest in `ragtriage edit`.", ""]
     if res.missing:
         out += [
@@ -456,6 +552,17 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
             tc, "failure", message=_x(f"{len(res.stale)} stale label(s); run `ragtriage stale`"), type="stale"
         ).text = _x("\n".join(lines))
         g["failures"] += 1
+    if res.comparison is not None:
+        from .comparison_text import verdict_line
+
+        tc = ET.SubElement(
+            gate, "testcase", classname=f"ragtriage.{name}.gate", name="no real regression", time="0"
+        )
+        g["tests"] += 1
+        if res.regressed:
+            said = verdict_line(res.comparison)
+            ET.SubElement(tc, "failure", message=_x(said), type="regression").text = _x(said)
+            g["failures"] += 1
     if res.missing:
         tc = ET.SubElement(
             gate, "testcase", classname=f"ragtriage.{name}.gate", name="run is complete", time="0"
@@ -479,10 +586,11 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
 
 
 def _judged_records(
-    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str]
+    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str], cite: str | None = None
 ) -> tuple[list[CaseRecord], Summary, list[str]]:
     """(the run's records for the test set's cases, in its order; the summary they give;
-    the case ids the run lacks). A run of another version of the test set is rescored."""
+    the case ids the run lacks). A run of another version of the test set, or judged with
+    another ``cite`` mode than it was made with, is rescored."""
     from .summary import summarize
 
     by_id = {r["id"]: r for r in run.cases}
@@ -493,17 +601,14 @@ def _judged_records(
     run_hash = run.meta.get("testset_hash")
     doc_hash = getattr(doc, "content_hash", None)
     changed = bool(run_hash and doc_hash and run_hash != doc_hash)
+    made_with = run.meta.get("cite") or "inline"
+    mode = cite_mode(doc, cite)
     summary = run.summary
     records = [by_id[cid] for cid in ids if cid in by_id]
-    if changed:
-        from .scoring import rescore
+    if changed or mode != made_with:
+        from .rerun import rescored_records
 
-        notes.append(
-            "the test set changed since this run was made: its answers were rescored against the "
-            "current cases (no new calls)"
-        )
-        look = chunk_text or (lambda _id: None)
-        records = [rescore(by_id[c.id], c, k, look, doc.settings) for c in doc.cases if c.id in by_id]
+        records = rescored_records(doc, by_id, k, chunk_text, mode, made_with, changed, notes)
         summary = None
     if extra:
         notes.append(
@@ -552,6 +657,7 @@ def judge(
     run_label: str | None = None,
     chunk_text=None,
     stale_corpus: str | None = None,
+    cite: str | None = None,
 ) -> CheckResult:
     """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
 
@@ -561,8 +667,9 @@ def judge(
     and the summary recomputed, so the bars judge the test set as it is now."""
     k = run.meta.get("k") or doc.settings.k
     notes: list[str] = []
-    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes)
+    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes, cite)
     results = measure(bars, records, summary, k)
+    unknown = check_notes(records, k, run.meta.get("corpus"), cite_mode(doc, cite), notes)
     deep = _depth_note(bars, records, k)
     if deep is not None:
         notes.append(deep)
@@ -583,4 +690,5 @@ def judge(
         details=details,
         meta=meta,
         stale_corpus=stale_corpus if stale else None,
+        unknown_ids=unknown,
     )

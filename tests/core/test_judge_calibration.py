@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import orjson
@@ -152,13 +153,23 @@ def test_bar_refused_below_kappa_or_grades_allowed_above():
     with pytest.raises(InputError) as e:
         refuse_unproven(["judge_supported"], weak, 0.6, 30, "--min")
     msg = str(e.value.problems[0])
-    assert "0.40" in msg and "50 graded" in msg and "κ ≥ 0.6" in msg
+    assert "0.40 [" in msg and "50 graded" in msg and "lower bound of κ's 95 % interval ≥ 0.6" in msg
     strong = {"supported": agreement(_pairs(25, 1, 1, 23)), "correct": agreement([])}
+    assert strong["supported"]["kappa_interval"]["lo"] >= 0.6  # κ 0.92 on 50: the bound holds too
     refuse_unproven(["judge_supported", "hit"], strong, 0.6, 30, "--min")  # allowed: no exception
     with pytest.raises(InputError):
         refuse_unproven(["judge_supported"], strong, 0.6, 51, "--min")  # too few grades
     with pytest.raises(InputError):
         refuse_unproven(["judge_correct"], strong, 0.6, 30, "--min")  # κ unknown on correct
+
+
+def test_a_judge_whose_kappa_clears_the_bar_but_not_its_lower_bound_is_refused():
+    """κ = 0.60 on 30 grades is about [0.27, 0.86]: not yet a judge a gate can trust."""
+    border = {"supported": agreement(_pairs(12, 3, 3, 12)), "correct": agreement([])}
+    assert border["supported"]["kappa"] == pytest.approx(0.6)
+    with pytest.raises(InputError) as e:
+        refuse_unproven(["judge_supported"], border, 0.6, 30, "--min")
+    assert "0.60 [0.2" in str(e.value.problems[0])
 
 
 def test_thresholds_from_gates_then_defaults():
@@ -183,3 +194,26 @@ def test_undo_takes_back_only_the_last_own_line(tmp_path):
     size = path.stat().st_size
     assert undo_append(path, g2) is False  # someone graded since: g2 stays, history is not rewritten
     assert path.stat().st_size == size
+
+
+def test_grade_order_is_by_time_in_utc_and_a_bad_when_is_reported(tmp_path):
+    """Issue 20: ``when`` was compared as a string, so ``…T09:00:00-05:00`` (14:00 UTC) lost
+    to ``…T10:00:00Z``; an empty or bad ``when`` was silent."""
+    from ragtriage.core.judge.grades import latest, read_grades
+
+    p = tmp_path / "t.grades.jsonl"
+    rows = [
+        {"case": "q", "answer_sha": "s", "supported": False, "when": "2026-05-01T09:00:00-05:00"},
+        {"case": "q", "answer_sha": "s", "supported": True, "when": "2026-05-01T10:00:00Z"},
+        {"case": "r", "answer_sha": "s", "supported": True, "when": "2026-05-01T10:00:00"},
+        {"case": "r", "answer_sha": "s", "supported": False, "when": ""},
+        {"case": "r", "answer_sha": "s", "supported": False, "when": "yesterday"},
+    ]
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    grades, warnings = read_grades([p])
+    won = latest(grades)
+    assert won[("q", "s")].supported is False  # 14:00 UTC is after 10:00 UTC
+    assert won[("r", "s")].supported is True  # a dated grade beats an empty or bad `when`
+    texts = [str(w) for w in warnings]
+    assert len(texts) == 2 and ":4:" in texts[0] and "when: empty" in texts[0]
+    assert ":5:" in texts[1] and "'yesterday' is not an ISO-8601 time" in texts[1]
