@@ -428,8 +428,10 @@ class AppBase(App[int]):
         every screen look at what ``change`` touched."""
         self._catch_up_run(change)
         self.stale.touched(change)
-        self.check_stale()
         self.announce_document(change)
+        # after the frame that shows the edit: the check's worker must not hold the GIL while
+        # that frame is drawn (it is the key -> frame time a person waits on)
+        self.call_after_refresh(self.check_stale)
 
     def _catch_up_run(self, change: Change | None = None) -> None:
         if not self.loaded or not self.run_session.loaded:
