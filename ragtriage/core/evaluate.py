@@ -21,6 +21,7 @@ from .options import _check_k
 from .records import CaseRecord, RunMeta, Summary
 from .runfile import RunWriter, make_meta, read_run, write_run
 from .runner import run_cases
+from .gold import Gold
 from .scoring import make_record, rescore
 from .summary import summarize
 from .systems import Context, make_system
@@ -226,11 +227,12 @@ def _resumed(
     meta["resumed"] = utc_now()
     order = {c.id: i for i, c in enumerate(cases)}
     keep = []
+    gold = Gold.needed(cases, lambda: ctx.corpus)
     for rec in prev.cases:
         if rec.get("reason") == "error" or rec["id"] not in order:
             continue
         case = cases[order[rec["id"]]]
-        new = rescore(rec, case, k, ctx.chunk_text, doc.settings)
+        new = rescore(rec, case, k, ctx.chunk_text, doc.settings, gold=gold)
         if judge_ is not None:
             judge_.attach_cached(new, case, ctx.chunk_text, doc.settings.language, k)
         keep.append(new)
@@ -380,6 +382,7 @@ def _evaluate(
         sys_.prepare()
     writer = _writer(out, meta, keep if resume else None, exclusive and not resume)
     chunk_text = ctx.chunk_text
+    gold = Gold.needed(todo, lambda: ctx.corpus)  # documents and quotes, resolved once
     interrupted = False
     asked = 0
     local = hasattr(sys_, "ask_sync")
@@ -387,7 +390,7 @@ def _evaluate(
         with Progress(len(todo), enabled=progress) as bar:
 
             def on_done(case, res):
-                rec = make_record(case, res, k, chunk_text, settings)
+                rec = make_record(case, res, k, chunk_text, settings, gold=gold)
                 if judge_ is not None:  # a cached verdict is written with the case; others are asked after
                     judge_.attach_cached(rec, case, chunk_text, settings.language, k)
                 records[case.id] = rec

@@ -119,7 +119,12 @@ def measure(bars: list[Bar], records: list[CaseRecord], summary: Summary, run_k:
     positions = None
     out = []
     for bar in bars:
-        if bar.k is not None and bar.name in AT_K_METRICS:
+        if bar.k is not None and bar.name.startswith("doc_"):
+            from .docrank import doc_retrieval_at
+
+            v = doc_retrieval_at(records, bar.k).get(bar.name)
+            k = bar.k
+        elif bar.k is not None and bar.name in AT_K_METRICS:
             if positions is None:  # first positions of the expected chunks, once for every k
                 positions = stored_positions(records)
             if bar.k not in cache:
@@ -591,8 +596,13 @@ def _judged_records(
             "the test set changed since this run was made: its answers were rescored against the "
             "current cases (no new calls)"
         )
+        from .gold import Gold
+
         look = chunk_text or (lambda _id: None)
-        records = [rescore(by_id[c.id], c, k, look, doc.settings) for c in doc.cases if c.id in by_id]
+        gold = Gold.of_testset(doc)
+        records = [
+            rescore(by_id[c.id], c, k, look, doc.settings, gold=gold) for c in doc.cases if c.id in by_id
+        ]
         summary = None
     if extra:
         notes.append(

@@ -93,6 +93,7 @@ def _count(v: object) -> bool:
 _CASE_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
     "ranking": (_str_list, "a list of chunk ids"),
     "expected": (_str_list, "a list of chunk ids"),
+    "expected_docs": (_str_list, "a list of document names"),
     "prompt_ids": (_str_list, "a list of chunk ids"),
     "reasons": (_str_list, "a list of strings"),
     "answer": (lambda v: isinstance(v, str), "a string or null"),

@@ -13,10 +13,13 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from .diagnosis import diagnose
+from .docrank import doc_metrics
+from .gold import Gold, case_doc_ranking, quote_gold
 from .grounding import check_grounding, decline_phrases, is_abstention, is_correct
 from .metrics import retrieval
 from .records import CaseRecord, Computed
 
+# after ``rr``, for a case with document gold (``expected_docs``) only: docrank.DOC_FIELDS
 _Out = TypeVar("_Out", Computed, CaseRecord)  # the computed fields alone, or in a whole record
 
 COMPUTED_FIELDS = (
@@ -31,7 +34,17 @@ COMPUTED_FIELDS = (
     "correct",
     "reason",
 )
-RESULT_FIELDS = ("ranking", "scores", "answer", "prompt_ids", "supported", "tokens", "latency_ms", "error")
+RESULT_FIELDS = (
+    "ranking",
+    "docs",
+    "scores",
+    "answer",
+    "prompt_ids",
+    "supported",
+    "tokens",
+    "latency_ms",
+    "error",
+)
 
 
 def external_verdict(result: Mapping[str, Any]) -> bool | None:
@@ -66,13 +79,24 @@ def _score(
     settings: Any,
     out: _Out,
     verdict: bool | None,
+    expected: tuple[str, ...] | list[str],
+    expect: str,
+    docs: list[str | None] | None,
 ) -> _Out:
     """The computed fields, added to ``out`` in COMPUTED_FIELDS order (one pass, no
-    intermediate dicts: this runs once per case of a 100k-case run)."""
+    intermediate dicts: this runs once per case of a 100k-case run). ``expected`` and
+    ``expect``: the chunk gold (the case's own, or its resolved quotes); ``docs``: the
+    document ranking (None when no document is known)."""
     error = result.get("error")
     ranking = result.get("ranking") or []
-    expected = case.expected
-    if len(expected) == 1:  # the common case, as metrics.retrieval computes it
+    if not expected and _docs_of(case) and not case.unanswerable:  # document gold alone
+        out["rank"] = 0
+        hit = None
+        out["hit"] = None
+        out["precision"] = None
+        out["recall"] = None
+        out["rr"] = None
+    elif len(expected) == 1:  # the common case, as metrics.retrieval computes it
         if k < 1:
             raise ValueError("k must be 1 or more")
         try:
@@ -94,13 +118,23 @@ def _score(
             out["recall"] = hits / 1
             out["rr"] = 1.0 / rank if rank <= k else 0.0
     else:
-        ret = retrieval(ranking, expected, k, case.expect)
+        ret = retrieval(ranking, expected, k, expect)
         out["rank"] = ret["rank"]
         hit = ret["hit"]
         out["hit"] = hit
         out["precision"] = ret["precision"]
         out["recall"] = ret["recall"]
         out["rr"] = ret["rr"]
+    scored_docs = bool(_docs_of(case)) and docs is not None
+    if scored_docs:
+        dm = doc_metrics(docs, _docs_of(case), k, case.expect)  # type: ignore[arg-type]
+        out["doc_rank"] = dm["doc_rank"]
+        out["doc_hit"] = dm["doc_hit"]
+        out["doc_precision"] = dm["doc_precision"]
+        out["doc_recall"] = dm["doc_recall"]
+        out["doc_rr"] = dm["doc_rr"]
+        if not expected:  # no chunk gold: the document decides what was found
+            hit = dm["doc_hit"]
     answer = result.get("answer")
     if answer is not None and not isinstance(answer, str):
         answer = str(answer)
@@ -130,7 +164,7 @@ def _score(
     reason = diagnose(
         error=bool(error),
         unanswerable=case.unanswerable,
-        unlabelled=case.unlabelled,
+        unlabelled=not case.unanswerable and not expected and not scored_docs,
         hit=hit,
         abstained=abstained,
         correct=correct,
@@ -152,15 +186,36 @@ def score_case(
     k: int,
     chunk_text_lookup: Callable[[str], str | None],
     settings: Any,
+    *,
+    gold: Gold | None = None,
 ) -> Computed:
     """Every §4 computed field for ``case`` given the system ``result`` (a §3 dict
     or a stored case record) at cut-off ``k``.
 
     ``chunk_text_lookup(id)`` returns a chunk's text (None if unknown);
     ``settings`` is the test set's :class:`~ragtriage.core.schema.Settings`
-    (language and decline phrases)."""
+    (language and decline phrases); ``gold`` the documents and quotes (:mod:`.gold`)."""
     computed: Computed = {}
-    return _score(case, result, k, chunk_text_lookup, settings, computed, external_verdict(result))
+    expected, expect, _ = _chunk_gold(case, result, gold)
+    docs = case_doc_ranking(result, gold) if _docs_of(case) else None
+    return _score(
+        case, result, k, chunk_text_lookup, settings, computed, external_verdict(result), expected, expect, docs
+    )
+
+
+def _docs_of(case: Any) -> tuple[str, ...]:
+    return getattr(case, "expected_docs", ())
+
+
+def _chunk_gold(case: Any, result: Mapping[str, Any], gold: Gold | None):
+    """(chunk ids, expect, the quotes' resolution or None) a case is scored on: its own
+    ``expected``, else its quotes when every one resolved (quotes.md rule), else none."""
+    qg = quote_gold(case, gold, result)
+    if case.expected:
+        return case.expected, case.expect, qg
+    if qg is not None and qg.complete:
+        return qg.ids, qg.expect, qg
+    return (), case.expect, qg
 
 
 _NOT_EXTRA = frozenset(RESULT_FIELDS) | {"id", "type"}
@@ -172,20 +227,33 @@ def make_record(
     k: int,
     chunk_text_lookup: Callable[[str], str | None],
     settings: Any,
+    *,
+    gold: Gold | None = None,
 ) -> CaseRecord:
     """A run-file case line: the case's labels, the system result (formats.md §3, or a
-    stored record), the computed fields."""
+    stored record), the computed fields. ``gold``: the chunks' documents and the quotes'
+    resolution (:mod:`.gold`); without it a stored record keeps its own."""
+    expected, expect, qg = _chunk_gold(case, result, gold)
     rec: CaseRecord = {"type": "case", "id": case.id}
     if case.topic is not None:
         rec["topic"] = case.topic
     rec["question"] = case.question
-    rec["expected"] = list(case.expected)
-    if case.expect != "any":
-        rec["expect"] = case.expect
+    rec["expected"] = list(expected)
+    if expect != "any":
+        rec["expect"] = expect
+    if _docs_of(case):
+        rec["expected_docs"] = list(_docs_of(case))
+    if qg is not None:
+        rec["evidence"] = [r.to_dict() for r in qg.resolutions]
     if case.unanswerable:
         rec["unanswerable"] = True
     get = result.get
     rec["ranking"] = list(get("ranking") or [])
+    if get("docs") is not None:
+        rec["docs"] = result["docs"]
+    docs = case_doc_ranking(result, gold) if _docs_of(case) else None
+    if docs is not None:
+        rec["doc_ranking"] = docs
     # one key at a time (not a loop over names) so each is checked against CaseRecord
     if get("scores") is not None:
         rec["scores"] = result["scores"]
@@ -209,11 +277,17 @@ def make_record(
             rec["extra"] = result["extra"]
     if "judge" in result and "reason" in result:  # a stored verdict (judge.md) survives a rescore
         rec["judge"] = result["judge"]
-    return _score(case, result, k, chunk_text_lookup, settings, rec, verdict)
+    return _score(case, result, k, chunk_text_lookup, settings, rec, verdict, expected, expect, docs)
 
 
 def rescore(
-    record: CaseRecord, case: Any, k: int, chunk_text_lookup: Callable[[str], str | None], settings: Any
+    record: CaseRecord,
+    case: Any,
+    k: int,
+    chunk_text_lookup: Callable[[str], str | None],
+    settings: Any,
+    *,
+    gold: Gold | None = None,
 ) -> CaseRecord:
     """A stored record recomputed after the case changed (e.g. a relabel), no system call."""
-    return make_record(case, record, k, chunk_text_lookup, settings)
+    return make_record(case, record, k, chunk_text_lookup, settings, gold=gold)

@@ -14,6 +14,7 @@ from .judge import open_judge
 from .metrics import at_k, mean_or_none, stored_positions
 from .options import _check_k
 from .records import CaseRecord
+from .gold import Gold
 from .scoring import make_record
 from .summary import summarize
 from .systems import Context, approx_tokens
@@ -23,7 +24,7 @@ def as_result(rec: CaseRecord) -> dict[str, Any]:
     """A stored case record back to the system's §3 result (its own verdict, if any)."""
     res = {
         f: rec[f]
-        for f in ("ranking", "scores", "answer", "prompt_ids", "tokens", "latency_ms", "error")
+        for f in ("ranking", "docs", "scores", "answer", "prompt_ids", "tokens", "latency_ms", "error")
         if rec.get(f) is not None
     }
     res.setdefault("ranking", [])
@@ -41,6 +42,8 @@ def _filter(res: dict[str, Any], t: float | None) -> dict[str, Any]:
     r = dict(res)
     r["ranking"] = [res["ranking"][i] for i in keep]
     r["scores"] = [res["scores"][i] for i in keep]
+    if isinstance(res.get("docs"), list) and len(res["docs"]) == len(res["ranking"]):
+        r["docs"] = [res["docs"][i] for i in keep]
     r.pop("prompt_ids", None)
     r.pop("tokens", None)
     return r
@@ -55,6 +58,7 @@ def _rederived(
     fixed = hasattr(sys_, "results")
     settings = ctx.settings
     recs = []
+    gold = Gold.needed(cases, lambda: ctx.corpus)
     for rec, case in zip(base.cases, cases, strict=True):
         res = _filter(as_result(rec), t)
         given = (sys_.results.get(case.id) or {}) if fixed else {}
@@ -70,7 +74,7 @@ def _rederived(
         if res.get("tokens") is None or (fixed and not given.get("tokens")):
             ids = res.get("prompt_ids") or res["ranking"][:k]
             res["tokens"] = approx_tokens(case.question, (ctx.chunk_text(c) or "" for c in ids))
-        recs.append(make_record(case, res, k, ctx.chunk_text, settings))
+        recs.append(make_record(case, res, k, ctx.chunk_text, settings, gold=gold))
     return recs
 
 

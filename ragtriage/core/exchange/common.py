@@ -20,7 +20,7 @@ from ..schema import CASE_FIELDS, LABEL_FIELDS, Case
 from ..text import fingerprint
 
 #: fields that hold lists of strings, in a case
-LIST_FIELDS = ("expected", "must_contain", "tags")
+LIST_FIELDS = ("expected", "expected_docs", "evidence", "must_contain", "tags")
 
 PathArg = str | PathLike[str]
 
