@@ -92,16 +92,36 @@ def _iv(intervals: dict | None, name: str) -> str:
     return "" if iv is None else f"[{iv.lo:.3f}, {iv.hi:.3f}]"
 
 
+def _doc_rows(s: Summary, intervals: dict | None) -> list[list[str]]:
+    """The document rates (k counts documents), when a case has document gold."""
+    if "doc_hit" not in s:
+        return []
+    k, n = s["k"], s["with_docs"]
+    found = "" if s["doc_hit"] is None else f"{round(s['doc_hit'] * n)}/{n} with document gold"
+    return [
+        [f"document found (doc_hit@{k})", num(s["doc_hit"]), _iv(intervals, "doc_hit"), found],
+        [f"doc_recall@{k}", num(s["doc_recall"]), _iv(intervals, "doc_recall"), ""],
+        [f"doc_mrr@{k}", num(s["doc_mrr"]), _iv(intervals, "doc_mrr"), ""],
+        [
+            f"doc_precision@{k}",
+            num(s["doc_precision"]),
+            _iv(intervals, "doc_precision"),
+            "k counts documents",
+        ],
+    ]
+
+
 def summary_text(s: Summary, meta: RunMeta, intervals: dict | None = None) -> str:
     """The summary table; ``intervals`` (metric -> 95 % interval) adds their column."""
     k = s["k"]
-    ans = s["answerable"]
+    ans = s.get("with_chunks", s["answerable"])
     found = "" if s["hit"] is None else f"  {round(s['hit'] * ans)}/{ans} answerable"
     rows = [
         [f"found (hit@{k})", num(s["hit"]), _iv(intervals, "hit"), found.strip()],
         [f"recall@{k}", num(s["recall"]), _iv(intervals, "recall"), ""],
         [f"mrr@{k}", num(s["mrr"]), _iv(intervals, "mrr"), ""],
         [f"precision@{k}", num(s["precision"]), _iv(intervals, "precision"), ""],
+        *_doc_rows(s, intervals),
         ["supported", num(s["supported"]), _iv(intervals, "supported"), "abstentions count as supported"],
         [
             "faithfulness",
@@ -119,6 +139,8 @@ def summary_text(s: Summary, meta: RunMeta, intervals: dict | None = None) -> st
         ],
         ["prompt tokens", "—" if s["tokens"] is None else str(s["tokens"]), "", ""],
     ]
+    if s.get("with_chunks") == 0:  # a set labelled by documents alone: no chunk rates to show
+        rows = rows[4:]
     heads = ["metric", "value", "95 % interval", ""]
     if not intervals:
         rows = [r[:2] + r[3:] for r in rows]
@@ -138,6 +160,10 @@ def explain(c: CaseRecord, k: int | None = None) -> str:
         return c["why"]
     reason = c.get("reason")
     exp = c.get("expected") or []
+    if reason == "retrieval-miss" and not exp and "doc_hit" in c:
+        from ..core.docrank import doc_miss
+
+        return doc_miss(c, k)
     if reason == "retrieval-miss":
         missing = [e for e in exp if e not in (c.get("ranking") or [])[: k or 10**9]]
         where = f" (first at rank {c['rank']})" if c.get("rank") else ""
@@ -163,6 +189,9 @@ def cases_text(cases: list[CaseRecord], k: int | None = None) -> str:
         unans = c.get("unanswerable")
         rank = "—" if unans or not c.get("expected") else (str(c["rank"]) if c["rank"] else "not found")
         found = "—" if c.get("hit") is None else yes_no(c["hit"])
+        if not c.get("expected") and "doc_hit" in c:  # document gold alone: the document's rank
+            rank = f"doc {c['doc_rank']}" if c.get("doc_rank") else "doc not found"
+            found = yes_no(c["doc_hit"])
         rows.append(
             [
                 c.get("topic") or c["id"],

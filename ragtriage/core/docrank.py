@@ -92,3 +92,17 @@ def doc_retrieval_at(records: Sequence[Mapping[str, Any]], k: int) -> dict[str, 
     from .metrics import retrieval_means
 
     return {"doc_" + m: v for m, v in retrieval_means(stored_doc_positions(records), k).items()}
+
+
+def doc_miss(rec: Mapping[str, Any], k: int | None) -> str:
+    """What a ``retrieval-miss`` scored on documents means, for people: no chunk of an
+    expected document among the first k documents."""
+    want = [d for d in rec.get("expected_docs") or () if isinstance(d, str)]
+    ranked = rec.get("doc_ranking") or []
+    top = ranked[:k] if k else ranked
+    missing = [d for d in want if d not in top] or want
+    many = len(missing) > 1
+    what = f"document{'s' if many else ''} {', '.join(missing)}"
+    where = f" (first expected at document rank {rec['doc_rank']})" if rec.get("doc_rank") else ""
+    within = f"the top {k} documents" if k else "the ranking"
+    return f"no chunk of the expected {what} in {within}{where}"

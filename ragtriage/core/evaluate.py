@@ -16,12 +16,12 @@ from typing import Any
 
 from .clock import utc_now
 from .errors import InputError, Problem
+from .gold import Gold
 from .judge import open_judge
 from .options import _check_k
 from .records import CaseRecord, RunMeta, Summary
 from .runfile import RunWriter, make_meta, read_run, write_run
 from .runner import run_cases
-from .gold import Gold
 from .scoring import make_record, rescore
 from .summary import summarize
 from .systems import Context, make_system

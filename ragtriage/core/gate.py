@@ -238,6 +238,10 @@ def explain(rec: RecordLike, case: Any, k: int) -> str:
     why = rec.get("why") or ""
     expected = ", ".join(rec.get("expected") or (case.expected if case is not None else ()))
     rank = rec.get("rank") or 0
+    if reason == "retrieval-miss" and not rec.get("expected") and "doc_hit" in rec:
+        from .docrank import doc_miss
+
+        return doc_miss(rec, k)
     if reason == "retrieval-miss":
         where = f"rank {rank}" if rank else "not retrieved"
         return f"{expected} not in the top {k} ({where})"

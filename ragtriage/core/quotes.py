@@ -227,7 +227,9 @@ def resolve_cases(
     with_quotes = [c for c in cases if getattr(c, "evidence", ())]
     if not with_quotes:
         return {}
-    found = find_quotes((q for c in with_quotes for q in c.evidence), corpus, progress=progress, cancel=cancel)
+    found = find_quotes(
+        (q for c in with_quotes for q in c.evidence), corpus, progress=progress, cancel=cancel
+    )
     return {c.id: case_gold(c, found) for c in with_quotes}
 
 
@@ -239,8 +241,5 @@ def disagreement(case: Any, gold: CaseGold) -> list[str]:
     out = []
     for r in gold.resolutions:
         if r.resolved and not want.intersection(r.chunks):
-            out.append(
-                f"evidence {r.quote!r} is in {', '.join(r.chunks)}, which `expected` does not name"
-            )
+            out.append(f"evidence {r.quote!r} is in {', '.join(r.chunks)}, which `expected` does not name")
     return out
-

@@ -199,7 +199,16 @@ def score_case(
     expected, expect, _ = _chunk_gold(case, result, gold)
     docs = case_doc_ranking(result, gold) if _docs_of(case) else None
     return _score(
-        case, result, k, chunk_text_lookup, settings, computed, external_verdict(result), expected, expect, docs
+        case,
+        result,
+        k,
+        chunk_text_lookup,
+        settings,
+        computed,
+        external_verdict(result),
+        expected,
+        expect,
+        docs,
     )
 
 

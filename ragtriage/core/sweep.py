@@ -10,11 +10,11 @@ from typing import Any
 
 from .errors import InputError, Problem
 from .evaluate import Run, evaluate, load_testset, open_system
+from .gold import Gold
 from .judge import open_judge
 from .metrics import at_k, mean_or_none, stored_positions
 from .options import _check_k
 from .records import CaseRecord
-from .gold import Gold
 from .scoring import make_record
 from .summary import summarize
 from .systems import Context, approx_tokens

@@ -56,7 +56,10 @@ def test_parse_min(spec, want):
     [
         ("hit@5", "write METRIC=VALUE"),
         ("hti@3=0.5", "did you mean 'hit'"),
-        ("accuracy@3=0.5", "only hit, recall, precision, mrr, doc_hit, doc_recall, doc_precision, doc_mrr take @k"),
+        (
+            "accuracy@3=0.5",
+            "only hit, recall, precision, mrr, doc_hit, doc_recall, doc_precision, doc_mrr take @k",
+        ),
         ("hit=1.5", "between 0 and 1"),
         ("hit=lots", "'lots' is not a number"),
     ],
