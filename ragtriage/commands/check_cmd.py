@@ -173,10 +173,13 @@ def _the_run(args, doc):
             _refuse_judge_on_a_made_run(args, run)
         _print_warnings(run.warnings)
         chunk_text = None
-        if run.meta.get("testset_hash") != getattr(doc, "content_hash", None):
+        cite = getattr(args, "cite", None) or doc.settings.cite
+        if run.meta.get("testset_hash") != getattr(doc, "content_hash", None) or cite != run.meta.get(
+            "cite", "inline"
+        ):
             from ..core.systems import Context
 
-            chunk_text = Context(doc).chunk_text
+            chunk_text = Context(doc).lookup  # (rescored: the corpus says which ids it holds)
         return run, str(args.run), chunk_text
     made = _make_run(args, doc)
     _print_warnings(made.warnings)
@@ -247,7 +250,14 @@ def main(args) -> int:
     if judge_bars:
         _refuse_unproven_judge(doc, run, judge_bars, min_kappa, min_grades)
     result = judge(
-        doc, run, bars, stale=stale, run_label=label, chunk_text=chunk_text, stale_corpus=stale_corpus
+        doc,
+        run,
+        bars,
+        stale=stale,
+        run_label=label,
+        chunk_text=chunk_text,
+        stale_corpus=stale_corpus,
+        cite=getattr(args, "cite", None),
     )
     if note:
         result.notes.append(note)

@@ -104,6 +104,7 @@ def evaluate(
     judge: str | None = None,
     judge_key_env: str = "OPENAI_API_KEY",
     exclusive: bool = False,
+    cite: str | None = None,
 ) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
@@ -120,7 +121,9 @@ def evaluate(
     second model about every answered case once the run is done (judge.md);
     its key is read from ``judge_key_env``.
     With ``exclusive`` the run file is made new: if ``out`` exists (another run took the
-    name), ``NAME-2.jsonl``, ``NAME-3.jsonl``, … is used instead (``Run.path`` says which)."""
+    name), ``NAME-2.jsonl``, ``NAME-3.jsonl``, … is used instead (``Run.path`` says which).
+    ``cite`` (``inline``, ``prompt``, ``field``; default the test set's ``cite:``) says where
+    the grounding check's cited set comes from (evaluation.md)."""
     import gc
 
     was = gc.isenabled()
@@ -147,6 +150,7 @@ def evaluate(
             judge=judge,
             judge_key_env=judge_key_env,
             exclusive=exclusive,
+            cite=cite,
         )
     finally:
         if was:
@@ -191,6 +195,7 @@ def _resumed(
     ctx: Context,
     warnings: list[Problem],
     judge_: Any = None,
+    settings: Any = None,
 ) -> tuple[list[CaseRecord], dict[str, CaseRecord]]:
     """The cases ``out`` already holds (rescored against the test set as it is now), kept
     by a resumed run; a run of other options or of another test set is refused."""
@@ -232,7 +237,7 @@ def _resumed(
         if rec.get("reason") == "error" or rec["id"] not in order:
             continue
         case = cases[order[rec["id"]]]
-        new = rescore(rec, case, k, ctx.chunk_text, doc.settings, gold=gold)
+        new = rescore(rec, case, k, ctx.lookup, settings or doc.settings, gold=gold)
         if judge_ is not None:
             judge_.attach_cached(new, case, ctx.chunk_text, doc.settings.language, k)
         keep.append(new)
@@ -283,6 +288,28 @@ def _in_order(records: dict[str, CaseRecord], cases: list[Any]) -> list[CaseReco
         return list(records.values())  # finished in test-set order (a local system): nothing to sort
     order = {c.id: i for i, c in enumerate(cases)}
     return sorted(records.values(), key=lambda r: order[r["id"]])
+
+
+def with_cite(settings: Any, cite: str | None) -> Any:
+    """The test set's settings with ``cite`` (``--cite``) in place of its ``cite:``."""
+    if cite is None or cite == getattr(settings, "cite", "inline"):
+        return settings
+    from .grounding import CITE_MODES
+
+    if cite not in CITE_MODES:
+        raise InputError(Problem("--cite", None, f"{cite!r}: one of {', '.join(CITE_MODES)}"))
+    return settings.model_copy(update={"cite": cite})
+
+
+def _id_warnings(records: list[CaseRecord], k: int, cite: str, corpus: str | None) -> list[Problem]:
+    """Unknown ranked or cited ids, a run in which nothing is cited (idcheck.py): warnings."""
+    from .idcheck import citation_warning, id_warnings
+
+    texts = id_warnings(records, k, corpus)
+    note = citation_warning(records, cite)
+    if note:
+        texts.append(note)
+    return [Problem("run", None, t, severity="warning") for t in texts]
 
 
 def _cases_of(doc, ids) -> list:
@@ -336,6 +363,7 @@ def _evaluate(
     judge=None,
     judge_key_env="OPENAI_API_KEY",
     exclusive=False,
+    cite=None,
 ) -> Run:
     from .runner import Progress
 
@@ -360,7 +388,7 @@ def _evaluate(
         retain.append((ctx, sys_))
     warnings = list(getattr(sys_, "warnings", []))
     cases = _cases_of(doc, ids)
-    settings = doc.settings
+    settings = with_cite(doc.settings, cite)
     meta = make_meta(
         testset=str(doc.path),
         testset_hash=_content_hash(doc),
@@ -371,17 +399,27 @@ def _evaluate(
     )
     if judge_ is not None:
         meta["judge"] = judge_.spec
+    if settings.cite != "inline":
+        meta["cite"] = settings.cite
     records: dict[str, CaseRecord] = {}
     keep: list[CaseRecord] | None = None
     if resume and Path(out).exists():
         keep, records = _resumed(
-            out, doc, meta=meta, k=k, cases=cases, ctx=ctx, warnings=warnings, judge_=judge_
+            out,
+            doc,
+            meta=meta,
+            k=k,
+            cases=cases,
+            ctx=ctx,
+            warnings=warnings,
+            judge_=judge_,
+            settings=settings,
         )
     todo = [c for c in cases if c.id not in records]
     if hasattr(sys_, "prepare"):
         sys_.prepare()
     writer = _writer(out, meta, keep if resume else None, exclusive and not resume)
-    chunk_text = ctx.chunk_text
+    chunk_text = ctx.lookup
     gold = Gold.needed(todo, lambda: ctx.corpus)  # documents and quotes, resolved once
     interrupted = False
     asked = 0
@@ -419,6 +457,8 @@ def _evaluate(
         ordered = _in_order(records, cases)
         asked_judge, interrupted = _ask_judge(judge_, interrupted, cancel)
         summary = summarize(ordered, k)
+        if not interrupted:
+            warnings.extend(_id_warnings(ordered, k, settings.cite, meta.get("corpus")))
         if writer is not None and not interrupted:
             _finish(writer, meta, ordered, summary, rewrite=asked_judge)
     finally:

@@ -18,6 +18,7 @@ from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
 from .grouped import counts as grouped_counts
 from .grouped import split_unrecorded, unrecorded_message
+from .idcheck import check_notes, cite_mode
 from .metrics import MAX_K
 from .records import CaseRecord, RecordLike, Summary
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
@@ -161,6 +162,7 @@ class CheckResult:
     intervals: dict[str, Any] = field(default_factory=dict)  # summary rate -> its 95 % interval
     slices: dict[str, list] = field(default_factory=dict)  # "tag" / "topic" -> rates.Slice list
     comparison: Any = None  # the paired comparison with --baseline (comparison.RunComparison)
+    unknown_ids: str | None = None  # set when no ranked id of any case is in the corpus: no pass
 
     @property
     def failed_bars(self) -> list[BarResult]:
@@ -175,7 +177,13 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        return not self.failed_bars and not self.stale and not self.missing and not self.regressed
+        return (
+            not self.failed_bars
+            and not self.stale
+            and not self.missing
+            and not self.regressed
+            and not self.unknown_ids
+        )
 
     def failures(self) -> list[CaseRecord]:
         """Failing cases (reason not passing and scored), in triage order."""
@@ -290,6 +298,8 @@ def render_text(res: CheckResult) -> str:
         out.append(
             f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']}{against} (see `ragtriage stale`)"
         )
+    if res.unknown_ids:
+        out.append(f"✗ UNKNOWN IDS  {res.unknown_ids}")
     if res.missing:
         out.append(
             f"✗ INCOMPLETE  {len(res.missing)} case(s) of the test set have no result in the run: "
@@ -304,6 +314,13 @@ def render_text(res: CheckResult) -> str:
 
         out.append(comparison_text(res.comparison).rstrip("\n"))
     verdict = "passed" if res.passed else "FAILED"
+    parts = _failed_parts(res, stale, unrecorded)
+    out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
+    return "\n".join(out) + "\n"
+
+
+def _failed_parts(res: CheckResult, stale: list, unrecorded: list) -> list[str]:
+    """What failed the gate, for its last line."""
     parts = []
     if res.regressed:
         parts.append("a real regression against the baseline")
@@ -315,8 +332,9 @@ def render_text(res: CheckResult) -> str:
         parts.append(f"{grouped_counts(unrecorded)[0]} unrecorded label(s)")
     if res.missing:
         parts.append(f"{len(res.missing)} case(s) without a result")
-    out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
-    return "\n".join(out) + "\n"
+    if res.unknown_ids:
+        parts.append("no ranked id is in the corpus")
+    return parts
 
 
 # ---------------------------------------------------------------- markdown
@@ -577,10 +595,11 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
 
 
 def _judged_records(
-    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str]
+    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str], cite: str | None = None
 ) -> tuple[list[CaseRecord], Summary, list[str]]:
     """(the run's records for the test set's cases, in its order; the summary they give;
-    the case ids the run lacks). A run of another version of the test set is rescored."""
+    the case ids the run lacks). A run of another version of the test set, or judged with
+    another ``cite`` mode than it was made with, is rescored."""
     from .summary import summarize
 
     by_id = {r["id"]: r for r in run.cases}
@@ -591,22 +610,14 @@ def _judged_records(
     run_hash = run.meta.get("testset_hash")
     doc_hash = getattr(doc, "content_hash", None)
     changed = bool(run_hash and doc_hash and run_hash != doc_hash)
+    made_with = run.meta.get("cite") or "inline"
+    mode = cite_mode(doc, cite)
     summary = run.summary
     records = [by_id[cid] for cid in ids if cid in by_id]
-    if changed:
-        from .scoring import rescore
+    if changed or mode != made_with:
+        from .rerun import rescored_records
 
-        notes.append(
-            "the test set changed since this run was made: its answers were rescored against the "
-            "current cases (no new calls)"
-        )
-        from .gold import Gold
-
-        look = chunk_text or (lambda _id: None)
-        gold = Gold.of_testset(doc)
-        records = [
-            rescore(by_id[c.id], c, k, look, doc.settings, gold=gold) for c in doc.cases if c.id in by_id
-        ]
+        records = rescored_records(doc, by_id, k, chunk_text, mode, made_with, changed, notes)
         summary = None
     if extra:
         notes.append(
@@ -655,6 +666,7 @@ def judge(
     run_label: str | None = None,
     chunk_text=None,
     stale_corpus: str | None = None,
+    cite: str | None = None,
 ) -> CheckResult:
     """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
 
@@ -664,8 +676,9 @@ def judge(
     and the summary recomputed, so the bars judge the test set as it is now."""
     k = run.meta.get("k") or doc.settings.k
     notes: list[str] = []
-    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes)
+    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes, cite)
     results = measure(bars, records, summary, k)
+    unknown = check_notes(records, k, run.meta.get("corpus"), cite_mode(doc, cite), notes)
     deep = _depth_note(bars, records, k)
     if deep is not None:
         notes.append(deep)
@@ -686,4 +699,5 @@ def judge(
         details=details,
         meta=meta,
         stale_corpus=stale_corpus if stale else None,
+        unknown_ids=unknown,
     )

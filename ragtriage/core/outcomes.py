@@ -76,6 +76,17 @@ def _k_value(rec: Mapping[str, Any], name: str, k: int) -> float | None:
     return None if v is None else float(v)
 
 
+def _counts_for(rec: Mapping[str, Any], who: str, unans: bool, abst: bool) -> bool:
+    """Does a scored case count for a measure over ``who`` (MEASURES)?"""
+    if who == "answerable":
+        return not unans and chunk_gold(rec)
+    if who == "documents":
+        return doc_gold(rec)
+    if who == "unanswerable":
+        return unans
+    return not (who == "answered" and abst)
+
+
 def one_value(rec: Mapping[str, Any], name: str, k: int | None = None) -> float | None:
     """The value of measure ``name`` (at ``k`` for the retrieval ones, when given) for one
     answer, or None when the case does not count for it."""
@@ -87,9 +98,7 @@ def one_value(rec: Mapping[str, Any], name: str, k: int | None = None) -> float 
     _, who = MEASURES[name]
     unans = unanswerable(rec)
     abst = bool(rec.get("abstained"))
-    if who == "answerable" and (unans or not chunk_gold(rec)) or who == "documents" and not doc_gold(rec):
-        return None
-    if who == "unanswerable" and not unans or who == "answered" and abst:
+    if not _counts_for(rec, who, unans, abst):
         return None
     if name in AT_K_METRICS and k is not None:
         return _k_value(rec, name, k)

@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from .corpus import Chunk
-from .staleness.evidence import LabelState, _best_run, _split_norm, holds_words
+from .staleness.evidence import LabelState, _best_run, holds_words
+from .staleness.evidence import norm as _norm
 from .staleness.scanner import Progress, Scanner, _Item
 from .staleness.verdict import _missing
 
@@ -45,8 +46,9 @@ _KEY = "\x00quote "  # state ids no chunk id can be (a chunk id has no NUL)
 
 
 def norm(text: str) -> str:
-    """A passage as compared: the stale check's normalisation (``staleness.evidence``)."""
-    return " ".join(_split_norm(text))
+    """A passage as compared: the stale check's normalisation (NFC, whitespace collapsed,
+    case and everything else kept: :func:`ragtriage.core.staleness.evidence.norm`)."""
+    return _norm(text)
 
 
 def contains(text: str, passage: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from .diagnosis import diagnose
 from .docrank import doc_metrics
 from .gold import Gold, case_doc_ranking, quote_gold
-from .grounding import check_grounding, decline_phrases, is_abstention, is_correct
+from .grounding import cited_ids, decline_phrases, ground, is_abstention, is_correct
 from .metrics import retrieval
 from .records import CaseRecord, Computed
 
@@ -34,17 +34,40 @@ COMPUTED_FIELDS = (
     "correct",
     "reason",
 )
+# written only when not empty, and only when the corpus is known (``chunk_text_lookup.known``)
+UNKNOWN_FIELDS = ("unknown_ranked", "unknown_cited")
 RESULT_FIELDS = (
     "ranking",
     "docs",
     "scores",
     "answer",
     "prompt_ids",
+    "cited",
     "supported",
     "tokens",
     "latency_ms",
     "error",
 )
+
+
+class ChunkText:
+    """A ``chunk_text_lookup`` that also knows the corpus's ids: ``lookup(id)`` is the
+    chunk's text (or None), ``lookup.known(id)`` whether the corpus holds that chunk. The
+    scoring records the ranked and cited ids it does not hold (``unknown_ranked``,
+    ``unknown_cited``) and never counts a citation of one as support; a plain function as
+    the lookup means no corpus to tell (nothing recorded)."""
+
+    __slots__ = ("text", "known", "ids")
+
+    def __init__(
+        self, text: Callable[[str], str | None], known: Callable[[str], bool], ids: Any = None
+    ) -> None:
+        self.text = text
+        self.known = known
+        self.ids = ids  # the corpus's ids (a container), for the common case at C speed
+
+    def __call__(self, cid: str) -> str | None:
+        return self.text(cid)
 
 
 def external_verdict(result: Mapping[str, Any]) -> bool | None:
@@ -71,6 +94,49 @@ def _phrases_cached(language, decline) -> tuple[str, ...]:
     return decline_phrases(language, decline)
 
 
+def _retrieval_fields(
+    out: Computed | CaseRecord,
+    ranking: Any,
+    expected: tuple[str, ...] | list[str],
+    expect: str,
+    k: int,
+    by_docs: bool,
+) -> bool | None:
+    """``rank``, ``hit``, ``precision``, ``recall``, ``rr`` into ``out``; the hit. A case with
+    document gold and no chunk gold (``by_docs``) has none of them (null, rank 0)."""
+    if not expected and by_docs:
+        out["rank"] = 0
+        out["hit"] = out["precision"] = out["recall"] = out["rr"] = None
+        return None
+    if len(expected) == 1:  # the common case, as metrics.retrieval computes it
+        if k < 1:
+            raise ValueError("k must be 1 or more")
+        try:
+            first = (ranking.index if type(ranking) is list else list(ranking).index)(expected[0])
+        except ValueError:
+            out["rank"] = 0
+            out["hit"] = False
+            out["precision"] = 0 / k
+            out["recall"] = 0.0
+            out["rr"] = 0.0
+            return False
+        rank = first + 1
+        hits = 1 if first < k else 0
+        out["rank"] = rank
+        out["hit"] = hits >= 1
+        out["precision"] = hits / k
+        out["recall"] = hits / 1
+        out["rr"] = 1.0 / rank if rank <= k else 0.0
+        return hits >= 1
+    ret = retrieval(ranking, expected, k, expect)
+    out["rank"] = ret["rank"]
+    out["hit"] = ret["hit"]
+    out["precision"] = ret["precision"]
+    out["recall"] = ret["recall"]
+    out["rr"] = ret["rr"]
+    return ret["hit"]
+
+
 def _score(
     case: Any,
     result: Mapping[str, Any],
@@ -89,50 +155,11 @@ def _score(
     document ranking (None when no document is known)."""
     error = result.get("error")
     ranking = result.get("ranking") or []
-    if not expected and _docs_of(case) and not case.unanswerable:  # document gold alone
-        out["rank"] = 0
-        hit = None
-        out["hit"] = None
-        out["precision"] = None
-        out["recall"] = None
-        out["rr"] = None
-    elif len(expected) == 1:  # the common case, as metrics.retrieval computes it
-        if k < 1:
-            raise ValueError("k must be 1 or more")
-        try:
-            first = (ranking.index if type(ranking) is list else list(ranking).index)(expected[0])
-        except ValueError:
-            out["rank"] = 0
-            hit = False
-            out["hit"] = False
-            out["precision"] = 0 / k
-            out["recall"] = 0.0
-            out["rr"] = 0.0
-        else:
-            rank = first + 1
-            hits = 1 if first < k else 0
-            out["rank"] = rank
-            hit = hits >= 1
-            out["hit"] = hit
-            out["precision"] = hits / k
-            out["recall"] = hits / 1
-            out["rr"] = 1.0 / rank if rank <= k else 0.0
-    else:
-        ret = retrieval(ranking, expected, k, expect)
-        out["rank"] = ret["rank"]
-        hit = ret["hit"]
-        out["hit"] = hit
-        out["precision"] = ret["precision"]
-        out["recall"] = ret["recall"]
-        out["rr"] = ret["rr"]
+    hit = _retrieval_fields(out, ranking, expected, expect, k, bool(_docs_of(case)) and not case.unanswerable)
     scored_docs = bool(_docs_of(case)) and docs is not None
     if scored_docs:
         dm = doc_metrics(docs, _docs_of(case), k, case.expect)  # type: ignore[arg-type]
-        out["doc_rank"] = dm["doc_rank"]
-        out["doc_hit"] = dm["doc_hit"]
-        out["doc_precision"] = dm["doc_precision"]
-        out["doc_recall"] = dm["doc_recall"]
-        out["doc_rr"] = dm["doc_rr"]
+        out.update(dm)  # type: ignore[typeddict-item]
         if not expected:  # no chunk gold: the document decides what was found
             hit = dm["doc_hit"]
     answer = result.get("answer")
@@ -140,20 +167,26 @@ def _score(
         answer = str(answer)
     phrases = _phrases(settings)
     abstained = is_abstention(answer, phrases)
+    known = getattr(chunk_text_lookup, "known", None)
+    cite = getattr(settings, "cite", None) or "inline"
+    prompt_ids = result.get("prompt_ids")
+    if prompt_ids is None:
+        prompt_ids = list(ranking[:k])
+    cited: list[str] | None = None
     if verdict is not None:
         why = "" if verdict else "judged unsupported"
         supported = verdict
     else:
-        prompt_ids = result.get("prompt_ids")
-        if prompt_ids is None:
-            prompt_ids = list(ranking[:k])
-        why = check_grounding(
+        why, cited = ground(
             answer,
             prompt_ids,
-            chunk_text_lookup,
-            language=getattr(settings, "language", None),
-            decline=phrases,
-            abstained=abstained,
+            chunk_text_lookup if known is None else chunk_text_lookup.text,  # type: ignore[attr-defined]
+            getattr(settings, "language", None),
+            phrases,
+            abstained,
+            cite,
+            result.get("cited"),
+            known,
         )
         supported = not why
     correct = is_correct(case, answer, abstained)
@@ -177,7 +210,30 @@ def _score(
     out["why"] = why
     out["correct"] = correct
     out["reason"] = reason
+    if known is not None:
+        if cited is None:
+            cited = cited_ids(answer, prompt_ids or (), cite, result.get("cited"))
+        ids = chunk_text_lookup.ids  # type: ignore[attr-defined]
+        top = ranking[:k]
+        if ids is None or not all(map(ids.__contains__, top)) or not all(map(ids.__contains__, cited)):
+            _unknown_ids(out, top, cited, known, ids)  # (most cases: every id is in the corpus)
     return out
+
+
+def _unknown_ids(
+    out: Computed | CaseRecord, top: Any, cited: list[str], known: Callable[[str], bool], ids: Any
+) -> None:
+    """``unknown_ranked`` (of the first k ranked ids) and ``unknown_cited``: the ids the
+    corpus does not hold, in order, each once; a field is written only when not empty."""
+    if ids is not None:  # most ids are in the corpus: one C-level look-up each
+        top = [c for c in top if c not in ids]
+        cited = [c for c in cited if c not in ids]
+    ranked = [c for c in dict.fromkeys(top) if type(c) is str and not known(c)]
+    if ranked:
+        out["unknown_ranked"] = ranked
+    cites = [c for c in cited if not known(c)]
+    if cites:
+        out["unknown_cited"] = cites
 
 
 def score_case(
@@ -247,27 +303,15 @@ def make_record(
     if case.topic is not None:
         rec["topic"] = case.topic
     rec["question"] = case.question
-    rec["expected"] = list(expected)
-    if expect != "any":
-        rec["expect"] = expect
-    if _docs_of(case):
-        rec["expected_docs"] = list(_docs_of(case))
-    if qg is not None:
-        rec["evidence"] = [r.to_dict() for r in qg.resolutions]
-    if case.unanswerable:
-        rec["unanswerable"] = True
+    docs = _gold_fields(rec, case, result, gold, expected, expect, qg)
     get = result.get
-    rec["ranking"] = list(get("ranking") or [])
-    if get("docs") is not None:
-        rec["docs"] = result["docs"]
-    docs = case_doc_ranking(result, gold) if _docs_of(case) else None
-    if docs is not None:
-        rec["doc_ranking"] = docs
     # one key at a time (not a loop over names) so each is checked against CaseRecord
     if get("scores") is not None:
         rec["scores"] = result["scores"]
     if get("prompt_ids") is not None:
         rec["prompt_ids"] = result["prompt_ids"]
+    if get("cited") is not None:
+        rec["cited"] = result["cited"]
     if get("tokens") is not None:
         rec["tokens"] = result["tokens"]
     if get("latency_ms") is not None:
@@ -287,6 +331,35 @@ def make_record(
     if "judge" in result and "reason" in result:  # a stored verdict (judge.md) survives a rescore
         rec["judge"] = result["judge"]
     return _score(case, result, k, chunk_text_lookup, settings, rec, verdict, expected, expect, docs)
+
+
+def _gold_fields(
+    rec: CaseRecord,
+    case: Any,
+    result: Mapping[str, Any],
+    gold: Gold | None,
+    expected: tuple[str, ...],
+    expect: str,
+    qg: Any,
+) -> list[str | None] | None:
+    """The labels a record is scored on (its chunk and document gold, the quotes'
+    resolution), the ranking and its documents, in the order written; the document ranking."""
+    rec["expected"] = list(expected)
+    if expect != "any":
+        rec["expect"] = expect
+    if _docs_of(case):
+        rec["expected_docs"] = list(_docs_of(case))
+    if qg is not None:
+        rec["evidence"] = [r.to_dict() for r in qg.resolutions]
+    if case.unanswerable:
+        rec["unanswerable"] = True
+    rec["ranking"] = list(result.get("ranking") or [])
+    if result.get("docs") is not None:
+        rec["docs"] = result["docs"]
+    docs = case_doc_ranking(result, gold) if _docs_of(case) else None
+    if docs is not None:
+        rec["doc_ranking"] = docs
+    return docs
 
 
 def rescore(
