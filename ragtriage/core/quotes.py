@@ -170,20 +170,32 @@ def find_quotes(
 ) -> dict[str, Hits]:
     """Normalised quote -> :class:`Hits`, for every distinct quote, in one pass over
     ``corpus`` (a chunks file, streamed; a loaded corpus; or chunks in memory)."""
-    states: dict[str, LabelState] = {}
-    for q in quotes:
-        key = norm(q)
-        if key and key not in states:
-            states[key] = LabelState(f"{_KEY}{len(states)}", {"text": q})
+    states = _states(quotes)
     if not states:
         return {}
+    return _find(states, corpus, progress, cancel)[0]
+
+
+def _find(
+    states: dict[str, LabelState], corpus: Any, progress: Progress | None, cancel: threading.Event | None
+) -> tuple[dict[str, Hits], int]:
+    """(hits per quote, chunks in the corpus): one scan."""
     file = isinstance(corpus, (str, Path))
     source: Any = corpus
     if isinstance(corpus, Mapping):
         source = list(corpus.values())
     scanner = _QuoteScanner(list(states.values()), str(corpus) if file else None, in_memory=not file)
     scanner.scan(source, progress, cancel)
-    return {key: _hits(st, scanner.met) for key, st in states.items()}
+    return {key: _hits(st, scanner.met) for key, st in states.items()}, scanner.seq + 1
+
+
+def _states(quotes: Iterable[str]) -> dict[str, LabelState]:
+    states: dict[str, LabelState] = {}
+    for q in quotes:
+        key = norm(q)
+        if key and key not in states:
+            states[key] = LabelState(f"{_KEY}{len(states)}", {"text": q})
+    return states
 
 
 def resolve(quote: str, hits: Hits | None, expected_docs: Sequence[str] = ()) -> Resolution:

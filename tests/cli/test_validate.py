@@ -57,7 +57,7 @@ def test_demo_sets_are_valid(cli, name):
             CORPUS,
             "tag !!python/object/apply:os.system is not allowed",
         ),
-        (HEAD + "  - id: x\n    question: q\n", CORPUS, "case 'x': expected: no expected chunk (a draft"),
+        (HEAD + "  - id: x\n    question: q\n", CORPUS, "case 'x': expected: no gold (a draft"),
         (
             HEAD + "  - id: x\n    question: q\n    expected: [a]\n",
             '{"id": "a", "text": "x"}\n{"id": "a"\n',

@@ -53,7 +53,7 @@ def langchain_chunks(size: int = 160, overlap: int = 30) -> list[dict]:
     return out
 
 
-def llamaindex_chunks(size: int = 48, overlap: int = 8) -> list[dict]:
+def llamaindex_chunks(size: int = 64, overlap: int = 8) -> list[dict]:
     """Every deck re-chunked by LlamaIndex's SentenceSplitter (sizes in tokens)."""
     from llama_index.core import Document
     from llama_index.core.node_parser import SentenceSplitter
