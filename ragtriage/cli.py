@@ -47,7 +47,7 @@ EXAMPLES = {
         "  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md\n"
         "  ragtriage diff runs/before.jsonl runs/after.jsonl --metric pass --metric hit@5 --margin 0.02"
     ),
-    "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels",
+    "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels\n  ragtriage export testsets/folien-de/folien-de.yaml --format trec --level doc -o folien.qrels",
     "import": "  ragtriage import goldens.json --format deepeval -o testsets/imported.yaml",
     "init": (
         "  ragtriage init testsets/mine.yaml --corpus testsets/mine.chunks.jsonl\n"
@@ -381,6 +381,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="with --format ragas --run: how much of each ranking is retrieved_contexts (default: the run's k)",
     )
+    s.add_argument(
+        "--level",
+        choices=("chunk", "doc"),
+        default="chunk",
+        help="with --format trec: qrels of the expected chunks (default) or of the expected documents "
+        "(expected_docs; with --run, the run's document rankings)",
+    )
 
     s = _sub(subs, "import", "make a commented test set from another tool's file")
     s.add_argument("file", metavar="FILE")
@@ -388,6 +395,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", required=True, metavar="TESTSET.yaml")
     s.add_argument("--corpus", metavar="CHUNKS", help="chunks file the new test set refers to")
     s.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    s.add_argument(
+        "--level",
+        choices=("chunk", "doc"),
+        default="chunk",
+        help="with --format trec: the qrels judge chunks (expected, the default) or documents (expected_docs)",
+    )
 
     s = _sub(
         subs,

@@ -35,6 +35,8 @@ def _refuse_conflicts(args) -> None:
                 "or ragas (samples with what the system retrieved and answered)",
             )
         )
+    if getattr(args, "level", "chunk") != "chunk" and args.format != "trec":
+        raise InputError(Problem("--level", None, "only with --format trec (document qrels)"))
     if args.run and args.format == "trec" and not args.output:
         raise InputError(
             Problem(
@@ -58,12 +60,14 @@ def main(args) -> int:
         run_cases = [r for r in run.cases if r["id"] in known]
     run_text = None
     if run is not None and args.format == "trec":
-        run_text = export_trec_run(run_cases, tag=str(run.meta.get("system") or "ragtriage"))
+        run_text = export_trec_run(
+            run_cases, tag=str(run.meta.get("system") or "ragtriage"), level=getattr(args, "level", "chunk")
+        )
     by_id = {r["id"]: r for r in run_cases} if run is not None and args.format == "ragas" else None
     k = getattr(args, "k", None)
     if by_id is not None and k is None:
         k = run.meta.get("k") if run is not None else None
-    text, notes = export_testset(doc, args.format, run=by_id, k=k)
+    text, notes = export_testset(doc, args.format, run=by_id, k=k, level=getattr(args, "level", "chunk"))
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     if args.output:

@@ -81,7 +81,10 @@ def main(args) -> int:
     refuse_input_as_output(out, "-o", args.file, corpus)
     if corpus is not None and not corpus.is_file():
         raise InputError(Problem(str(corpus), None, "chunks file not found", field="--corpus"))
-    imported = read_import(args.file, args.format, corpus_path=corpus)
+    level = getattr(args, "level", "chunk")
+    if level != "chunk" and args.format != "trec":
+        raise InputError(Problem("--level", None, "only with --format trec (document qrels)"))
+    imported = read_import(args.file, args.format, corpus_path=corpus, level=level)
 
     rel_corpus = None
     if corpus is not None:
