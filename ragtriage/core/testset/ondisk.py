@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -16,6 +17,21 @@ def fingerprint(st: os.stat_result) -> tuple[int, ...]:
     """What changes whenever a file's content does: a same-size rewrite with its mtime put
     back (rsync -a, cp -p) still moves the ctime, and a replace gives a new inode."""
     return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
+def read(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """At most ``limit + 1`` bytes of the regular file at ``path``, and the stat of the very
+    file read (from its descriptor): a save replacing it meanwhile cannot pair one
+    version's bytes with another version's fingerprint."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise TestSetError(Problem(str(path), None, f"cannot read ({e.strerror or e})")) from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # swapped for a FIFO or a device since it was looked at
+            raise TestSetError(Problem(str(path), None, "is not a file"))
+        return f.read(limit + 1), st
 
 
 def digest(data: bytes) -> str:
