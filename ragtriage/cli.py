@@ -155,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", metavar="RUN.jsonl", help="run file (default: runs/<testset>-<time>.jsonl)")
     s.add_argument("--json", metavar="SUMMARY.json", help="write the summary as JSON")
     s.add_argument("--resume", action="store_true", help="continue an interrupted --out run file")
+    s.add_argument("--force", action="store_true", help="replace an existing --out run file")
     s.add_argument("--quiet", action="store_true", help="no per-case table")
 
     s = _sub(subs, "check", "the CI gate: fail (exit 1) when a bar is missed or labels are stale")
@@ -172,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--markdown", metavar="PATH", help="markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
     s.add_argument("--json", metavar="PATH", help="summary and bars as JSON")
     s.add_argument("--out", metavar="RUN.jsonl", help="keep the run file made for the check")
+    s.add_argument("--force", action="store_true", help="replace an existing --out run file")
 
     s = _sub(subs, "stale", "find labels made stale by re-chunking; --fix applies the safe fixes")
     s.add_argument("testset", metavar="TESTSET")

@@ -12,10 +12,10 @@ from ..cli import Exit
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
 from ..core.gate import collect_bars, judge, render_junit, render_markdown, render_text
-from ..core.reports import write_report
+from ..core.reports import KINDS, refuse_input_as_output, write_report
 from ..core.runfile import read_run
 from ..core.schema import JUDGE_THRESHOLDS
-from .outputs import guard_outputs, system_file, testset_inputs
+from .outputs import guard_outputs, guard_run_file, system_file, testset_inputs
 from .run_cmd import dry_run_judge
 
 
@@ -49,7 +49,15 @@ def _make_run(args, doc):
         progress=sys.stderr.isatty(),
         judge=args.judge,
         judge_key_env=args.judge_key_env,
+        new_file=bool(args.out) and not args.force,
     )
+
+
+def _refuse_outputs_on_each_other(outputs: dict) -> None:
+    """Two reports to one file: the second would replace the first."""
+    given = [(opt, p) for opt, p in outputs.items() if p]
+    for i, (opt, p) in enumerate(given):
+        refuse_input_as_output(p, opt, *(q for _o, q in given[:i]), may_replace=KINDS)
 
 
 def _dry_run(args, doc) -> int:
@@ -189,10 +197,14 @@ def main(args) -> int:
     from ..core.systems import set_max_response_mb
 
     set_max_response_mb(args.max_response_mb)
-    outputs = {"--junit": args.junit, "--markdown": args.markdown, "--json": args.json, "--out": args.out}
-    guard_outputs(outputs, [args.testset, args.run, system_file(args.system)])
+    outputs = {"--junit": args.junit, "--markdown": args.markdown, "--json": args.json}
+    inputs = [args.testset, args.run, system_file(args.system)]
+    guard_outputs(outputs, inputs)
     doc = TestSetDocument.load(args.testset)
     guard_outputs(outputs, testset_inputs(doc))
+    if args.out:
+        guard_run_file(args.out, "--out", [*inputs, *testset_inputs(doc)], force=args.force, can_resume=False)
+    _refuse_outputs_on_each_other({**outputs, "--out": args.out})
     bars = collect_bars(
         {key: v for key, v in doc.settings.gates.items() if key not in JUDGE_THRESHOLDS}, args.min
     )

@@ -71,10 +71,14 @@ def main(args) -> int:
     from ..core.gate import check_writable, write_report
     from ..core.judge import calibrate, grades_path, latest, read_grades, thresholds
     from ..core.runfile import read_run
+    from .outputs import guard_outputs
 
     if args.json:
         check_writable(args.json, "--json")
     doc = TestSetDocument.load(args.testset)
+    guard_outputs(
+        {"--json": args.json}, [doc.path, doc.corpus_path, args.run, grades_path(doc.path), *args.grades]
+    )
     run = read_run(args.run)
     for w in run.warnings:
         print(f"warning: {w}", file=sys.stderr)

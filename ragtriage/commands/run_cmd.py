@@ -15,7 +15,7 @@ from ..cli import Exit
 from ..core.errors import InputError, Problem
 from ..core.records import CaseRecord, RunMeta, Summary
 from ..core.reports import refuse_input_as_output
-from .outputs import guard_outputs, system_file, testset_inputs
+from .outputs import guard_outputs, guard_run_file, system_file, testset_inputs
 
 
 def default_out(testset: str) -> Path:
@@ -268,8 +268,9 @@ def main(args) -> int:
         if jp.parent and not jp.parent.exists():
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
     inputs = [*testset_inputs(doc), system_file(args.system)]
-    # not writable, or one of the inputs: say so now, not after the whole run
-    guard_outputs({"--out": out, "--json": args.json}, inputs)
+    # not writable, one of the inputs, a person's file, an earlier run: say so now, not after the run
+    guard_run_file(out, "--out", inputs, force=args.force, resume=args.resume, numbered=not args.out)
+    guard_outputs({"--json": args.json}, inputs)
     refuse_input_as_output(args.json, "--json", out)
     progress = True  # a bar on a terminal, a few plain lines otherwise
     held: list = []
@@ -282,6 +283,7 @@ def main(args) -> int:
         progress=progress,
         retain=held,
         exclusive=not args.out,  # a default name is never shared by two runs started at once
+        new_file=bool(args.out) and not args.force,  # nor is a given one, unless --force
         **run_options(args),
     )
     out = run.path or out

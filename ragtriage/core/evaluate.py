@@ -97,6 +97,7 @@ def evaluate(
     judge: str | None = None,
     judge_key_env: str = "OPENAI_API_KEY",
     exclusive: bool = False,
+    new_file: bool = False,
 ) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
@@ -113,7 +114,8 @@ def evaluate(
     second model about every answered case once the run is done (judge.md);
     its key is read from ``judge_key_env``.
     With ``exclusive`` the run file is made new: if ``out`` exists (another run took the
-    name), ``NAME-2.jsonl``, ``NAME-3.jsonl``, … is used instead (``Run.path`` says which)."""
+    name), ``NAME-2.jsonl``, ``NAME-3.jsonl``, … is used instead (``Run.path`` says which).
+    With ``new_file`` ``out`` must not exist (InputError if another run made it meanwhile)."""
     import gc
 
     was = gc.isenabled()
@@ -140,6 +142,7 @@ def evaluate(
             judge=judge,
             judge_key_env=judge_key_env,
             exclusive=exclusive,
+            new_file=new_file,
         )
     finally:
         if was:
@@ -232,12 +235,22 @@ def _resumed(
 
 
 def _writer(
-    out: Any, meta: RunMeta, keep: list[CaseRecord] | None, exclusive: bool = False
+    out: Any, meta: RunMeta, keep: list[CaseRecord] | None, exclusive: bool = False, new_file: bool = False
 ) -> RunWriter | None:
     if out is None:
         return None
     if exclusive:
         return _new_writer(Path(out), meta)
+    if new_file and keep is None:
+        try:
+            return RunWriter(out, meta, exclusive=True)
+        except FileExistsError:
+            msg = "already exists (made by another run meanwhile); not replaced (--force replaces it)"
+            raise InputError(Problem(str(out), None, msg, field="--out")) from None
+        except OSError as e:
+            raise InputError(
+                Problem(str(out), None, f"cannot write the run file: {e.strerror or e}", field="--out")
+            ) from None
     if Path(out).is_dir():
         raise InputError(
             Problem(
@@ -328,6 +341,7 @@ def _evaluate(
     judge=None,
     judge_key_env="OPENAI_API_KEY",
     exclusive=False,
+    new_file=False,
 ) -> Run:
     from .runner import Progress
 
@@ -372,7 +386,7 @@ def _evaluate(
     todo = [c for c in cases if c.id not in records]
     if hasattr(sys_, "prepare"):
         sys_.prepare()
-    writer = _writer(out, meta, keep if resume else None, exclusive and not resume)
+    writer = _writer(out, meta, keep if resume else None, exclusive and not resume, new_file and not resume)
     chunk_text = ctx.chunk_text
     interrupted = False
     asked = 0
