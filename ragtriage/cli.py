@@ -211,6 +211,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", required=True, choices=FORMATS)
     s.add_argument("-o", "--output", metavar="PATH", help="output file (default: stdout)")
     s.add_argument("--run", metavar="RUN", help="with --format trec: also write the run's rankings")
+    s.add_argument(
+        "--csv-raw",
+        action="store_true",
+        help="with --format csv: write cells starting with = + - @ as they are (default: a leading ' "
+        "keeps a spreadsheet from running them as formulas; import reads either back)",
+    )
 
     s = _sub(subs, "import", "make a commented test set from another tool's file")
     s.add_argument("file", metavar="FILE")

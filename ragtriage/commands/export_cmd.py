@@ -21,6 +21,8 @@ def run_path_for(qrels_path: str) -> Path:
 
 
 def _refuse_conflicts(args) -> None:
+    if getattr(args, "csv_raw", False) and args.format != "csv":
+        raise InputError(Problem("--csv-raw", None, "only with --format csv"))
     if args.run and args.format not in ("trec", "ragas"):
         raise InputError(
             Problem(
@@ -55,7 +57,7 @@ def main(args) -> int:
     if run is not None and args.format == "trec":
         run_text = export_trec_run(run_cases, tag=str(run.meta.get("system") or "ragtriage"))
     by_id = {r["id"]: r for r in run_cases} if run is not None and args.format == "ragas" else None
-    text, notes = export_testset(doc, args.format, run=by_id)
+    text, notes = export_testset(doc, args.format, run=by_id, csv_raw=getattr(args, "csv_raw", False))
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     if args.output:
