@@ -228,12 +228,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .core.escape import visible
+    from .core.secrets import redacting_streams
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    with redacting_streams(show=visible):  # a usage error echoes what was typed: shown, not obeyed
+        args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()
         return Exit.BAD_INPUT
-    from .core.secrets import redacting_streams
 
     args.exiting = argv is None  # the process's own command line: it ends when this returns
     bad = next((a for a in (sys.argv[1:] if argv is None else argv) if "\x00" in a), None)
@@ -246,7 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         "triage",
     ):  # the app owns the terminal; its records are redacted at the source
         return _call(module, args)
-    with redacting_streams():  # no key or URL password reaches the terminal or a CI log
+    # no key or URL password reaches the terminal or a CI log, and no text from a file, a
+    # system or a server drives the terminal: control and bidi characters are shown as \x1b
+    with redacting_streams(show=visible):
         return _call(module, args)
 
 

@@ -11,6 +11,7 @@ from ..core.errors import InputError, Problem
 from ..core.exchange import export_testset, export_trec_run
 from ..core.reports import write_report
 from ..core.runfile import read_run
+from ..core.secrets import data_stream
 from .outputs import guard_outputs, testset_inputs
 
 
@@ -69,6 +70,7 @@ def main(args) -> int:
             msg += f" and the run's rankings to {rp}"
         print(msg, file=sys.stderr)
     else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        out = data_stream(sys.stdout)  # the export itself: data, written as it is
+        out.write(text)
+        out.flush()
     return Exit.OK

@@ -46,7 +46,7 @@ def _progress(path: Path | None) -> tuple[ProgressCallback | None, Callable[[], 
             BarColumn(),
             DownloadColumn(),
             TimeRemainingColumn(),
-            console=Console(stderr=True),
+            console=Console(file=getattr(sys.stderr, "data", sys.stderr)),  # the bar's own escapes
             transient=True,
         )
         bar.start()

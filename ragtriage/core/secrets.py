@@ -100,31 +100,49 @@ def redact_bytes(data: bytes) -> bytes:
 
 
 class _RedactingStream:
-    """A text stream that blanks registered secrets out of everything written to it."""
+    """A text stream that blanks registered secrets out of everything written to it and,
+    with ``show``, passes the text through it (the CLI shows terminal escapes and bidi
+    controls visibly: :func:`ragtriage.core.escape.visible`). ``.data`` is the same stream
+    for data a command prints on purpose (an export to stdout, a progress bar's own
+    escapes): redacted, not altered."""
 
-    def __init__(self, stream):
+    def __init__(self, stream, show=None):
         self._stream = stream
+        self._show = show
 
     def write(self, text: str) -> int:
-        self._stream.write(redact(text) if _secrets else text)
+        out = redact(text) if _secrets else text
+        if self._show is not None:
+            out = self._show(out)
+        self._stream.write(out)
         return len(text)
 
     def writelines(self, lines) -> None:
         for line in lines:
             self.write(line)
 
+    @property
+    def data(self) -> _RedactingStream:
+        return _RedactingStream(self._stream) if self._show is not None else self
+
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
 
 
 @contextmanager
-def redacting_streams() -> Iterator[None]:
-    """While inside, ``sys.stdout`` and ``sys.stderr`` redact every secret written."""
+def redacting_streams(show=None) -> Iterator[None]:
+    """While inside, ``sys.stdout`` and ``sys.stderr`` redact every secret written (and
+    pass it through ``show`` when given)."""
     import sys
 
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _RedactingStream(out), _RedactingStream(err)
+    sys.stdout, sys.stderr = _RedactingStream(out, show), _RedactingStream(err, show)
     try:
         yield
     finally:
         sys.stdout, sys.stderr = out, err
+
+
+def data_stream(stream):
+    """``stream`` for data printed on purpose (not shown visibly; still redacted)."""
+    return getattr(stream, "data", stream)
