@@ -364,7 +364,7 @@ def _evaluate(
     )
     if retain is not None:
         retain.append((ctx, sys_))
-    warnings = list(getattr(sys_, "warnings", []))
+    warnings = list(getattr(sys_, "warnings", [])) + list(getattr(judge_, "warnings", []))
     cases = _cases_of(doc, ids)
     settings = doc.settings
     meta = make_meta(

@@ -12,7 +12,6 @@ redacted, so a server echoing it back never puts it in a run file.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -119,8 +118,10 @@ class Judge:
         self.spec = f"openai:{secrets.strip_userinfo(self.base)}#{self.model}"
         self.url = self.base + "/chat/completions"
         self.api_key_env = api_key_env
-        self._key = os.environ.get(api_key_env) or None
-        secrets.register(self._key)
+        self._key, key_warning = secrets.key_from_env(api_key_env)  # stripped; every form redacted
+        self.warnings = (
+            [Problem("--judge-key-env", None, key_warning, severity="warning")] if key_warning else []
+        )
         self.timeout = timeout
         self.retries = retries
         self.concurrency = max(1, concurrency)
