@@ -86,7 +86,10 @@ def _few_grades_first(doc, judge_bars, min_grades: int) -> None:
     """Refuse up front when there are fewer graded answers than the bar needs at all."""
     from ..core.judge import grades_path, latest, read_grades
 
-    graded = len({case for case, _ in latest(read_grades([grades_path(doc.path)])[0])})
+    grades, problems = read_grades([grades_path(doc.path)])
+    if any(p.severity == "error" for p in problems):  # a grades file that could not be read at all
+        raise InputError([p for p in problems if p.severity == "error"])
+    graded = len({case for case, _ in latest(grades)})
     if graded < min_grades:
         raise InputError(
             [
@@ -126,6 +129,8 @@ def _refuse_unproven_judge(doc, run, judge_bars, min_kappa: float, min_grades: i
             ]
         )
     grades, warnings = read_grades([grades_path(doc.path)])
+    if any(w.severity == "error" for w in warnings):
+        raise InputError([w for w in warnings if w.severity == "error"])
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     report = calibrate(run.cases, latest(grades))

@@ -21,6 +21,14 @@ def main(args) -> int:
         value = getattr(args, opt, None)
         if value and not Path(value).is_file():
             raise InputError(Problem(value, None, f"{opt} file not found"))
+    from ..core.files import require_bounded
+    from ..tui.session import RECOVERY_MAX, recovery_path
+
+    require_bounded(recovery_path(path), RECOVERY_MAX, "recovery file")  # not a FIFO, not /dev/zero
+    if getattr(args, "run", None):
+        from ..tui.triage_state import SIDECAR_MAX, sidecar_path
+
+        require_bounded(sidecar_path(args.run), SIDECAR_MAX, "triage sidecar")
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print("ragtriage edit: needs a terminal (stdin and stdout must be a TTY)", file=sys.stderr)
         return Exit.BAD_INPUT

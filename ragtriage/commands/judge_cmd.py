@@ -92,6 +92,8 @@ def main(args) -> int:
         )
     files = [grades_path(doc.path), *args.grades]
     grades, warnings = read_grades(files)
+    if any(w.severity == "error" for w in warnings):  # a grades file that could not be read at all
+        raise InputError([w for w in warnings if w.severity == "error"])
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     langs = languages(doc)

@@ -163,6 +163,41 @@ def read_bounded(path, limit: int, what: str) -> bytes | None:
         os.close(fd)
 
 
+def require_bounded(path, limit: int, what: str) -> None:
+    """:func:`read_bounded`'s refusals without reading: a file the tool would open on its
+    own (a recovery file, a triage sidecar) checked before the app starts, so it says so
+    on the command line (exit 2) instead of hanging or filling memory."""
+    from .errors import InputError, Problem
+
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise InputError(
+                Problem(str(path), None, f"this {what} is a symbolic link that loops; remove it")
+            ) from None
+        raise InputError(Problem(str(path), None, f"cannot read this {what} ({e.strerror or e})")) from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = kind_of(st.st_mode)
+        raise InputError(
+            Problem(
+                str(path),
+                None,
+                f"this {what} is {kind}, not a regular file; remove it (nothing is read from it)",
+            )
+        )
+    if st.st_size > limit:
+        raise InputError(
+            Problem(
+                str(path),
+                None,
+                f"this {what} is {_size(st.st_size)}, more than the {_size(limit)} one can be; move it away",
+            )
+        )
+
+
 def require_regular_file(path, what: str = "file") -> None:
     """Refuse an input that is not a regular file (a FIFO blocks forever, /dev/zero never ends).
 
