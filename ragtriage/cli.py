@@ -227,13 +227,33 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: options whose value may be a list starting with a minus sign (``--threshold -0.2,0.5``),
+#: which argparse would take for an option; joined as ``--threshold=-0.2,0.5`` so our own
+#: parser reads (or refuses) the value
+_NUMBER_LISTS = ("--threshold", "--k", "--min")
+
+
+def _negative_values(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    it = iter(range(len(argv)))
+    for i in it:
+        a = argv[i]
+        nxt = argv[i + 1] if i + 1 < len(argv) else ""
+        if a in _NUMBER_LISTS and nxt[:1] == "-" and nxt[1:2] in tuple("0123456789."):
+            out.append(f"{a}={nxt}")
+            next(it, None)
+        else:
+            out.append(a)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     from .core.escape import visible
     from .core.secrets import redacting_streams
 
     parser = build_parser()
     with redacting_streams(show=visible):  # a usage error echoes what was typed: shown, not obeyed
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_negative_values(sys.argv[1:] if argv is None else argv))
     if not args.command:
         parser.print_help()
         return Exit.BAD_INPUT

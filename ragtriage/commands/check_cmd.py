@@ -25,9 +25,10 @@ def _stale_entries(doc) -> tuple[list, str | None, str | None]:
     corpus = doc.corpus_path
     if corpus is None:
         return [], "no corpus in the test set: stale labels not checked", None
-    if not corpus.exists():
-        raise InputError(Problem(str(doc.path), None, f"corpus file not found: {corpus}", field="corpus"))
     from ..core import staleness
+    from ..core.corpus import require_readable
+
+    require_readable(corpus, doc)
 
     report = staleness.check(doc, corpus)
     return list(report.stale), None, str(corpus)

@@ -166,6 +166,9 @@ def main(args: argparse.Namespace) -> int:
                 field="corpus",
             )
         )
+    from ..core.corpus import require_readable
+
+    require_readable(corpus, doc if not args.corpus else None)  # unreadable is exit 2, as in validate
     cb, close = _progress(corpus)
     try:
         report = staleness.check(doc, corpus, progress=cb)

@@ -32,9 +32,12 @@ def atomic_write(
     linked = False
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            try:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as e:  # a full disk names no file by itself: name the one being written
+                raise OSError(e.errno, f"{e.strerror or e}; {path} was left as it was", str(path)) from None
             try:
                 mode = os.stat(path).st_mode & 0o7777
             except FileNotFoundError:
