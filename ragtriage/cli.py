@@ -275,10 +275,26 @@ def main(argv: list[str] | None = None) -> int:
         return _call(module, args)
 
 
+def _interrupts_stop_cleanly() -> None:
+    """From here on a Ctrl-C is a KeyboardInterrupt the command handles (it keeps what
+    was finished); before, ragtriage/__init__ ended the process quietly."""
+    import signal
+    import threading
+
+    from . import _quiet_interrupt
+
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is _quiet_interrupt
+    ):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _call(module, args) -> int:
     from .core.errors import ConflictError, InputError
 
     try:
+        _interrupts_stop_cleanly()
         return int(module.main(args))
     except InputError as e:
         for p in e.problems:

@@ -4,10 +4,14 @@ bound: a regular file of a sane size, never a FIFO that blocks or ``/dev/zero``.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import signal
 import stat
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 #: errors of a file system that has no hard links (FAT, some FUSE mounts): ``exclusive``
@@ -27,6 +31,26 @@ def atomic_write(
     path = Path(path)
     if isinstance(data, str):
         data = data.encode(encoding)
+    with _signals_held():  # a Ctrl-C or SIGTERM lands after the write, never between its steps
+        return _atomic_write(path, data, exclusive)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back while the block runs (main thread, POSIX; a write
+    takes milliseconds): no temp file is left behind and no file half-replaced."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _atomic_write(path: Path, data: bytes, exclusive: bool) -> os.stat_result:
     parent = path.parent if str(path.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
     linked = False
