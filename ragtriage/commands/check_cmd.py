@@ -199,12 +199,39 @@ def _the_run(args, doc):
     return made, str(args.out) if args.out else None, None
 
 
+def _compare_with_baseline(args, doc, run, result) -> None:
+    """``--baseline RUN``: the paired comparison of the gated measures (Holm across them),
+    the baseline judged against the current test set like the run (no new call)."""
+    from ..core.comparison import between_runs
+    from ..core.outcomes import COMPARABLE
+    from .report_cmd import comparison_options, metrics_of, rescored_baseline
+
+    opts = comparison_options(args)
+    gated = [b.bar.metric for b in result.bars if b.bar.name in COMPARABLE]
+    metrics = metrics_of(args.metric, tuple(dict.fromkeys(gated)) or ("pass",))
+    base = read_run(args.baseline)
+    _print_warnings(base.warnings)
+    records = rescored_baseline(doc, base, result.notes)
+    result.comparison = between_runs(
+        records, base.meta, result.records, run.meta, doc=doc, metrics=metrics, options=opts
+    )
+
+
+def _write_html(args, doc, result) -> None:
+    from ..core import htmlreport
+
+    data = htmlreport.gather(
+        doc, result, cluster_by=args.cluster, comparison=result.comparison, baseline=args.baseline
+    )
+    write_report(args.html, htmlreport.render(data))
+
+
 def main(args) -> int:
     from ..core.systems import set_max_response_mb
 
     set_max_response_mb(args.max_response_mb)
-    outputs = {"--junit": args.junit, "--markdown": args.markdown, "--json": args.json}
-    inputs = [args.testset, args.run, system_file(args.system)]
+    outputs = {"--junit": args.junit, "--markdown": args.markdown, "--json": args.json, "--html": args.html}
+    inputs = [args.testset, args.run, args.baseline, system_file(args.system)]
     guard_outputs(outputs, inputs)
     doc = TestSetDocument.load(args.testset)
     guard_outputs(outputs, testset_inputs(doc))
@@ -232,7 +259,14 @@ def main(args) -> int:
     )
     if note:
         result.notes.append(note)
+    from ..core import gate_intervals
+
+    gate_intervals.attach(result, doc, cluster_by=args.cluster, on=args.on)
+    if args.baseline:
+        _compare_with_baseline(args, doc, run, result)
     sys.stdout.write(render_text(result))
+    if args.html:
+        _write_html(args, doc, result)
     if args.junit:
         write_report(args.junit, render_junit(result, testset_path=args.testset))
     if args.markdown:

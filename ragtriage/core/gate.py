@@ -38,13 +38,23 @@ class BarResult:
     bar: Bar
     value: float | None  # None: nothing to measure (its denominator is empty)
     k: int  # the cut-off the value was measured at
+    interval: Any = None  # the value's 95 % interval (a stats.Interval), when known
+    on: str = "value"  # "lower": the bar holds the interval's lower bound (check --on lower)
+
+    @property
+    def judged(self) -> float | None:
+        """What is held to the bar: the value, or its interval's lower bound with ``--on lower``."""
+        if self.on == "lower":
+            return None if self.interval is None or self.value is None else self.interval.lo
+        return self.value
 
     @property
     def passed(self) -> bool:
-        return self.value is not None and self.value + 1e-9 >= self.bar.minimum
+        v = self.judged
+        return v is not None and v + 1e-9 >= self.bar.minimum
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "metric": self.bar.metric,
             "value": self.value,
             "min": self.bar.minimum,
@@ -52,6 +62,11 @@ class BarResult:
             "passed": self.passed,
             "source": self.bar.source,
         }
+        if self.interval is not None:
+            out["interval"] = self.interval.to_dict()
+        if self.on == "lower":
+            out["on"] = "lower"
+        return out
 
 
 def parse_min(spec: str) -> tuple[str, float]:
@@ -136,14 +151,24 @@ class CheckResult:
     details: dict[str, str] = field(default_factory=dict)  # id -> where to look, for failing cases
     meta: dict[str, Any] = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
     stale_corpus: str | None = None  # the chunks file the labels were checked against
+    intervals: dict[str, Any] = field(default_factory=dict)  # summary rate -> its 95 % interval
+    slices: dict[str, list] = field(default_factory=dict)  # "tag" / "topic" -> rates.Slice list
+    comparison: Any = None  # the paired comparison with --baseline (comparison.RunComparison)
 
     @property
     def failed_bars(self) -> list[BarResult]:
         return [b for b in self.bars if not b.passed]
 
     @property
+    def regressed(self) -> bool:
+        """A real regression against the baseline (evaluation.md, "Comparing two runs")."""
+        from .stats import REGRESSION
+
+        return self.comparison is not None and self.comparison.verdict == REGRESSION
+
+    @property
     def passed(self) -> bool:
-        return not self.failed_bars and not self.stale and not self.missing
+        return not self.failed_bars and not self.stale and not self.missing and not self.regressed
 
     def failures(self) -> list[CaseRecord]:
         """Failing cases (reason not passing and scored), in triage order."""
@@ -162,6 +187,9 @@ class CheckResult:
             "stale_corpus": self.stale_corpus,
             "missing": list(self.missing),
             "summary": self.summary,
+            "intervals": {m: iv.to_dict() for m, iv in self.intervals.items()},
+            "slices": {by: [x.to_dict() for x in got] for by, got in self.slices.items()},
+            "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "failures": [
                 {"id": r["id"], "reason": r.get("reason"), "why": r.get("why") or ""} for r in self.failures()
             ],
@@ -181,6 +209,11 @@ def _stale_fields(e) -> dict:
 
 def _fmt(v) -> str:
     return "–" if v is None else f"{v:.3f}"
+
+
+def _iv(iv) -> str:
+    """`` [0.359, 1.000]`` after a value, or nothing."""
+    return "" if iv is None else f" [{iv.lo:.3f}, {iv.hi:.3f}]"
 
 
 def failure_message(rec: RecordLike) -> str:
@@ -230,8 +263,10 @@ def render_text(res: CheckResult) -> str:
         for b in res.bars:
             mark = "✓ pass" if b.passed else "✗ FAIL"
             value = _fmt(b.value) if b.value is not None else "– (nothing to measure)"
+            held = " on the lower bound" if b.on == "lower" else ""
             out.append(
-                f"{mark}  {b.bar.metric:<{w}}  {value:>6}  (bar {b.bar.minimum:g}, from {b.bar.source})"
+                f"{mark}  {b.bar.metric:<{w}}  {value:>6}{_iv(b.interval)}  "
+                f"(bar {b.bar.minimum:g}{held}, from {b.bar.source})"
             )
     else:
         out.append("no bars: set `gates:` in the test set or pass --min METRIC=VALUE")
@@ -250,8 +285,14 @@ def render_text(res: CheckResult) -> str:
     reasons = res.summary.get("reasons") or {}
     if reasons:
         out.append("reasons: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
+    if res.comparison is not None:
+        from .comparison_text import render_text as comparison_text
+
+        out.append(comparison_text(res.comparison).rstrip("\n"))
     verdict = "passed" if res.passed else "FAILED"
     parts = []
+    if res.regressed:
+        parts.append("a real regression against the baseline")
     if res.failed_bars:
         parts.append(f"{len(res.failed_bars)} of {len(res.bars)} bars missed")
     if res.stale:
@@ -288,14 +329,40 @@ def _md_head(res: CheckResult) -> list[str]:
 def _md_numbers(res: CheckResult) -> list[str]:
     out = []
     if res.bars:
-        out += ["| bar | value | minimum | result |", "|---|---:|---:|---|"]
+        with_iv = any(b.interval is not None for b in res.bars)
+        if with_iv:
+            out += ["| bar | value | 95 % interval | minimum | result |", "|---|---:|---|---:|---|"]
+        else:
+            out += ["| bar | value | minimum | result |", "|---|---:|---:|---|"]
         for b in res.bars:
             result = "✅ pass" if b.passed else "❌ fail"
-            out.append(f"| {_code(b.bar.metric)} | {_fmt(b.value)} | {b.bar.minimum:g} | {result} |")
+            held = " (lower bound)" if b.on == "lower" else ""
+            iv = f" {_iv(b.interval).strip()} |" if with_iv else ""
+            out.append(
+                f"| {_code(b.bar.metric)} | {_fmt(b.value)} |{iv} {b.bar.minimum:g}{held} | {result} |"
+            )
         out.append("")
-    out += ["| metric | value |", "|---|---:|"]
-    out += [f"| {name} | {_fmt(res.summary.get(name))} |" for name in _MD_METRICS if name in res.summary]
+    if res.intervals:
+        out += ["| metric | value | 95 % interval |", "|---|---:|---|"]
+        out += [
+            f"| {name} | {_fmt(res.summary.get(name))} | {_iv(res.intervals.get(name)).strip()} |"
+            for name in _MD_METRICS
+            if name in res.summary
+        ]
+    else:
+        out += ["| metric | value |", "|---|---:|"]
+        out += [f"| {name} | {_fmt(res.summary.get(name))} |" for name in _MD_METRICS if name in res.summary]
     out.append("")
+    for by, got in res.slices.items():
+        out += [f"| {by} | n | pass | 95 % interval |", "|---|---:|---:|---|"]
+        for x in got:
+            iv = x.intervals.get("pass")
+            out.append(f"| {_md(x.name)} | {x.n} | {_fmt(x.rates.get('pass'))} | {_iv(iv).strip()} |")
+        out.append("")
+    if res.comparison is not None:
+        from .comparison_text import render_markdown as comparison_markdown
+
+        out.append(comparison_markdown(res.comparison))
     return out
 
 
@@ -451,6 +518,17 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
             tc, "failure", message=_x(f"{len(res.stale)} stale label(s); run `ragtriage stale`"), type="stale"
         ).text = _x("\n".join(lines))
         g["failures"] += 1
+    if res.comparison is not None:
+        from .comparison_text import verdict_line
+
+        tc = ET.SubElement(
+            gate, "testcase", classname=f"ragtriage.{name}.gate", name="no real regression", time="0"
+        )
+        g["tests"] += 1
+        if res.regressed:
+            said = verdict_line(res.comparison)
+            ET.SubElement(tc, "failure", message=_x(said), type="regression").text = _x(said)
+            g["failures"] += 1
     if res.missing:
         tc = ET.SubElement(
             gate, "testcase", classname=f"ragtriage.{name}.gate", name="run is complete", time="0"

@@ -15,7 +15,7 @@ from ragtriage.cli import build_parser
 from tests.conftest import TESTSETS
 
 #: every option that names a file a command writes (a new one must be added here)
-OUTPUT_DESTS = {"json", "junit", "markdown", "out", "output"}
+OUTPUT_DESTS = {"json", "junit", "markdown", "out", "output", "html"}
 
 #: (command line with {out}, which output option it exercises)
 COMMANDS = [
@@ -26,6 +26,8 @@ COMMANDS = [
     (["check", "{ts}", "--run", "{run}", "--markdown", "{out}"], ("check", "--markdown")),
     (["check", "{ts}", "--run", "{run}", "--json", "{out}"], ("check", "--json")),
     (["check", "{ts}", "--out", "{out}"], ("check", "--out")),
+    (["check", "{ts}", "--run", "{run}", "--html", "{out}"], ("check", "--html")),
+    (["report", "{run}", "-o", "{out}"], ("report", "--output")),
     (["stale", "{ts}", "--json", "{out}"], ("stale", "--json")),
     (["sweep", "{ts}", "--k", "1-2", "--json", "{out}"], ("sweep", "--json")),
     (["judge", "{ts}", "--run", "{run}", "--json", "{out}"], ("judge", "--json")),
@@ -117,8 +119,8 @@ def test_an_output_over_a_persons_file_is_refused(cli_in, folder, argv, target):
     before = _digests(folder)
     r = cli_in(*_fill(argv, folder, folder / name), cwd=folder)
     assert r.returncode == 2, (r.stdout, r.stderr)
-    inputs = {"run.jsonl": ("check", "diff", "judge"), "shop-es.grades.jsonl": ("judge",)}
-    if argv[0] in inputs.get(name, ()) and "--run" in argv or argv[0] == "diff" and name == "run.jsonl":
+    inputs = {"run.jsonl": ("check", "diff", "judge", "report"), "shop-es.grades.jsonl": ("judge",)}
+    if argv[0] in inputs.get(name, ()) and "--run" in argv or argv[0] in ("diff", "report") and name == "run.jsonl":
         words = "is also an input"  # said first: it is this command's own input
     assert f"{folder / name}: " in r.stderr and words in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
