@@ -144,3 +144,17 @@ def test_a_read_only_file_system_is_said_as_such(tmp_path):
         assert "chmod" not in str(e.value)
         r = call(["stale", str(ts), "--fix", "--corpus", str(d / "shop-es.chunks.jsonl")], tmp_path, {})
         assert r["code"] in (0, 1)  # nothing to fix: no save attempted
+
+
+async def test_the_app_says_on_opening_that_nothing_can_be_saved(tmp_path):
+    """On a read-only file system the app suggested chmod at the first save and never
+    said on opening that nothing could be saved."""
+    from ragtriage.tui import make_app
+    from tests.tui.conftest import settle
+
+    with _tmpfs(tmp_path / "ro", "1m", read_only=True, fill=_copy_shop) as d:
+        app = make_app(d / "shop-es.yaml", recovery=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            toasts = [str(n.message) for n in app._notifications]
+    assert any("read-only file system: nothing can be saved here" in t for t in toasts), toasts

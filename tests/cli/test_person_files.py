@@ -120,7 +120,12 @@ def test_an_output_over_a_persons_file_is_refused(cli_in, folder, argv, target):
     r = cli_in(*_fill(argv, folder, folder / name), cwd=folder)
     assert r.returncode == 2, (r.stdout, r.stderr)
     inputs = {"run.jsonl": ("check", "diff", "judge", "report"), "shop-es.grades.jsonl": ("judge",)}
-    if argv[0] in inputs.get(name, ()) and "--run" in argv or argv[0] in ("diff", "report") and name == "run.jsonl":
+    if (
+        argv[0] in inputs.get(name, ())
+        and "--run" in argv
+        or argv[0] in ("diff", "report")
+        and name == "run.jsonl"
+    ):
         words = "is also an input"  # said first: it is this command's own input
     assert f"{folder / name}: " in r.stderr and words in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
