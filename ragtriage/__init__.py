@@ -5,7 +5,9 @@ The stable Python API (formats.md §6)::
     import ragtriage
     ts = ragtriage.load_testset("testsets/shop-es.yaml")
     corpus = ragtriage.load_corpus("testsets/shop-es.chunks.jsonl")
-    run = ragtriage.evaluate(ts, system="builtin", k=3)
+    run = ragtriage.evaluate(ts, system="builtin", k=3)   # or system=a callable f(question, k)
+    run.summary, run.cases, run.to_pandas()
+    run = await ragtriage.aevaluate(ts, system=...)       # in async code
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ if _os.path.basename(_sys.argv[0] if _sys.argv else "") in ("ragtriage", "-m"):
     if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
         _signal.signal(_signal.SIGINT, _quiet_interrupt)
 
-from .core.corpus import Chunk, Corpus, load_corpus  # noqa: E402  (after the interrupt handler)
+from .api import aevaluate, evaluate  # noqa: E402  (after the interrupt handler)
+from .core.corpus import Chunk, Corpus, load_corpus  # noqa: E402
 from .core.errors import CorpusError, InputError, Problem, TestSetError  # noqa: E402
 
 __all__ = [
@@ -38,6 +41,7 @@ __all__ = [
     "load_testset",
     "load_corpus",
     "evaluate",
+    "aevaluate",
     "TestSetError",
     "CorpusError",
     "InputError",
@@ -52,10 +56,3 @@ def load_testset(path, *, use_cache: bool = True):
     from .core.document import TestSetDocument
 
     return TestSetDocument.load(path, use_cache=use_cache)
-
-
-def evaluate(testset, system: str = "builtin", k: int | None = None, **options):
-    """Run every case through ``system`` (a SPEC string as for ``--system``) and score it."""
-    from .core.evaluate import evaluate as _evaluate
-
-    return _evaluate(testset, system=system, k=k, **options)

@@ -194,6 +194,10 @@ def _the_run(args, doc):
         return run, str(args.run), chunk_text
     made = _make_run(args, doc)
     _print_warnings(made.warnings)
+    from .run_cmd import failures_text
+
+    if failures_text(made.cases):  # the system failed on cases: say how, not only a missed bar
+        print(failures_text(made.cases), file=sys.stderr)
     if made.interrupted:
         return None, None, None
     return made, str(args.out) if args.out else None, None

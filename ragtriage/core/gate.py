@@ -16,6 +16,8 @@ from typing import Any
 from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
 from .escape import md_code, md_text, xml_text
+from .grouped import counts as grouped_counts
+from .grouped import split_unrecorded, unrecorded_message
 from .metrics import MAX_K
 from .records import CaseRecord, RecordLike, Summary
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
@@ -271,7 +273,10 @@ def render_text(res: CheckResult) -> str:
     else:
         out.append("no bars: set `gates:` in the test set or pass --min METRIC=VALUE")
     against = f" in {res.stale_corpus}" if res.stale_corpus else ""
-    for e in res.stale:
+    unrecorded, stale = split_unrecorded(res.stale)
+    if unrecorded:
+        out.append(f"✗ STALE  {unrecorded_message(unrecorded, res.testset)}")
+    for e in stale:
         s = _stale_fields(e)
         out.append(
             f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']}{against} (see `ragtriage stale`)"
@@ -295,8 +300,10 @@ def render_text(res: CheckResult) -> str:
         parts.append("a real regression against the baseline")
     if res.failed_bars:
         parts.append(f"{len(res.failed_bars)} of {len(res.bars)} bars missed")
-    if res.stale:
-        parts.append(f"{len(res.stale)} stale label(s)")
+    if stale:
+        parts.append(f"{len(stale)} stale label(s)")
+    if unrecorded:
+        parts.append(f"{grouped_counts(unrecorded)[0]} unrecorded label(s)")
     if res.missing:
         parts.append(f"{len(res.missing)} case(s) without a result")
     out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
@@ -376,9 +383,13 @@ def _md_stale_and_missing(res: CheckResult) -> list[str]:
             "| case | label | status |",
             "|---|---|---|",
         ]
-        for e in res.stale:
+        unrecorded, stale = split_unrecorded(res.stale)
+        for e in stale:
             s = _stale_fields(e)
             out.append(f"| {_code(s['case'])} | {_code(s['label'])} | {_md(s['status'])} |")
+        if unrecorded:
+            n_labels, n_cases = grouped_counts(unrecorded)
+            out.append(f"| {n_cases} case(s) | {n_labels} label(s) | unrecorded |")
         out += ["", "Run `ragtriage stale TESTSET --fix` and review the rest in `ragtriage edit`.", ""]
     if res.missing:
         out += [

@@ -70,8 +70,10 @@ def test_a_gzip_answer_is_said_to_be_gzip(shop, tmp_path):
     with HostileServer(respond) as srv:
         r = call(["run", str(shop), "--quiet", "--system", srv.url(), "--retries", "0",
                   "--out", str(tmp_path / "r.jsonl")], tmp_path, {})  # fmt: skip
-    assert r["code"] == 0, r["err"]
-    errors = [json.loads(x).get("error") for x in (tmp_path / "r.jsonl").read_text().splitlines()[1:-1]]
+    assert r["code"] == 1, r["err"]  # every case failed: said, exit 1
+    assert "answered gzip-compressed bytes, not JSON" in r["err"]
+    lines = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
+    errors = [x.get("error") for x in lines if x.get("type") == "case"]
     assert errors and all("answered gzip-compressed bytes, not JSON" in e for e in errors), errors
 
 

@@ -28,6 +28,7 @@ COMMANDS = [
     (["check", "{ts}", "--out", "{out}"], ("check", "--out")),
     (["check", "{ts}", "--run", "{run}", "--html", "{out}"], ("check", "--html")),
     (["report", "{run}", "-o", "{out}"], ("report", "--output")),
+    (["corpus", "--from", "llamaindex", "{tmp}/persist", "-o", "{out}"], ("corpus", "--output")),
     (["stale", "{ts}", "--json", "{out}"], ("stale", "--json")),
     (["sweep", "{ts}", "--k", "1-2", "--json", "{out}"], ("sweep", "--json")),
     (["judge", "{ts}", "--run", "{run}", "--json", "{out}"], ("judge", "--json")),
@@ -127,6 +128,8 @@ def test_an_output_over_a_persons_file_is_refused(cli_in, folder, argv, target):
         and name == "run.jsonl"
     ):
         words = "is also an input"  # said first: it is this command's own input
+    if argv[0] == "corpus" and name == "other.chunks.jsonl":
+        words = "already exists; not overwritten"  # what corpus -o writes: replaced only with --force
     assert f"{folder / name}: " in r.stderr and words in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
     after = _digests(folder)

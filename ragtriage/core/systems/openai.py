@@ -9,6 +9,8 @@ printed, logged or written to the run file (the spec recorded is the URL#MODEL).
 
 from __future__ import annotations
 
+import dataclasses
+
 import orjson
 
 from .. import secrets
@@ -64,7 +66,15 @@ class OpenAISystem:
         self.timeout = timeout
         self.api_key_env = api_key_env
         self._key, key_warning = secrets.key_from_env(api_key_env)  # stripped; every form redacted
-        self.retriever = make_system(retriever or "builtin", ctx, timeout=timeout)
+        try:
+            self.retriever = make_system(retriever or "builtin", ctx, timeout=timeout)
+        except InputError as e:  # the spec came from --retriever: say so
+            raise InputError(
+                [
+                    dataclasses.replace(p, file="--retriever") if p.file == "--system" else p
+                    for p in e.problems
+                ]
+            ) from None
         self.warnings = list(getattr(self.retriever, "warnings", []))
         if key_warning:
             self.warnings.append(Problem("--api-key-env", None, key_warning, severity="warning"))
