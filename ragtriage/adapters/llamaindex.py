@@ -155,6 +155,18 @@ def export_corpus(source: Any, path: str | os.PathLike[str]) -> list[str]:
         return common.write_chunks(out, path)
 
 
+def file_name_only(path: str) -> dict[str, str]:
+    """``SimpleDirectoryReader(folder, file_metadata=file_name_only)``: keep only the file's
+    name as a document's metadata.
+
+    LlamaIndex counts a node's metadata into its chunk size, and the reader's default
+    metadata holds the file's absolute path and its creation and modification dates. So
+    the same documents are split differently in another checkout, on another day or after
+    a ``git clone`` (new dates): another chunking, other chunk ids, stale labels. With only
+    the file name the chunking depends on the documents alone."""
+    return {"file_name": os.path.basename(path)}
+
+
 def assign_ids(nodes: Sequence[Any]) -> Sequence[Any]:
     """Replace every node's random id with one that is the same in every process:
     ``STEM-N`` (its document's file name without extension, N its position in that

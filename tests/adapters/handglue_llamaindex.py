@@ -16,7 +16,9 @@ from llama_index.retrievers.bm25 import BM25Retriever
 
 from tests.adapters.stand_ins import ExtractiveLLM
 
-docs = SimpleDirectoryReader("tests/adapters/docs").load_data()
+docs = SimpleDirectoryReader(
+    "tests/adapters/docs", file_metadata=lambda p: {"file_name": Path(p).name}
+).load_data()
 nodes = SentenceSplitter(chunk_size=256, chunk_overlap=20).get_nodes_from_documents(docs)
 
 # LlamaIndex's node ids are new uuid4s in every process: name them file stem + position

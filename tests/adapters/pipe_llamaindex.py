@@ -11,7 +11,7 @@ from llama_index.retrievers.bm25 import BM25Retriever
 from ragtriage.adapters import llamaindex as rt
 from tests.adapters.stand_ins import ExtractiveLLM  # your LLM here
 
-docs = SimpleDirectoryReader("tests/adapters/docs").load_data()
+docs = SimpleDirectoryReader("tests/adapters/docs", file_metadata=rt.file_name_only).load_data()
 nodes = rt.assign_ids(SentenceSplitter(chunk_size=256, chunk_overlap=20).get_nodes_from_documents(docs))
 retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=5)
 system = rt.system(CitationQueryEngine(retriever, llm=ExtractiveLLM()))
