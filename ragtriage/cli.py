@@ -259,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", metavar="RUN.jsonl", help="run file (default: runs/<testset>-<time>.jsonl)")
     s.add_argument("--json", metavar="SUMMARY.json", help="write the summary as JSON")
     s.add_argument("--resume", action="store_true", help="continue an interrupted --out run file")
+    s.add_argument("--force", action="store_true", help="replace an existing --out run file")
     s.add_argument("--quiet", action="store_true", help="no per-case table")
     s.add_argument(
         "--repeat",
@@ -297,6 +298,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--markdown", metavar="PATH", help="markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
     s.add_argument("--json", metavar="PATH", help="summary and bars as JSON")
     s.add_argument("--out", metavar="RUN.jsonl", help="keep the run file made for the check")
+    s.add_argument("--force", action="store_true", help="replace an existing --out run file")
     s.add_argument("--html", metavar="PATH", help="the self-contained HTML report (as `ragtriage report`)")
     s.add_argument(
         "--on",
@@ -388,6 +390,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --format trec: qrels of the expected chunks (default) or of the expected documents "
         "(expected_docs; with --run, the run's document rankings)",
     )
+    s.add_argument(
+        "--csv-raw",
+        action="store_true",
+        help="with --format csv: write cells starting with = + - @ as they are (default: a leading ' "
+        "keeps a spreadsheet from running them as formulas; import reads either back)",
+    )
 
     s = _sub(subs, "import", "make a commented test set from another tool's file")
     s.add_argument("file", metavar="FILE")
@@ -418,13 +426,36 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: options whose value may be a list starting with a minus sign (``--threshold -0.2,0.5``),
+#: which argparse would take for an option; joined as ``--threshold=-0.2,0.5`` so our own
+#: parser reads (or refuses) the value
+_NUMBER_LISTS = ("--threshold", "--k", "--min")
+
+
+def _negative_values(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    it = iter(range(len(argv)))
+    for i in it:
+        a = argv[i]
+        nxt = argv[i + 1] if i + 1 < len(argv) else ""
+        if a in _NUMBER_LISTS and nxt[:1] == "-" and nxt[1:2] in tuple("0123456789."):
+            out.append(f"{a}={nxt}")
+            next(it, None)
+        else:
+            out.append(a)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
+    from .core.escape import visible
+    from .core.secrets import redacting_streams
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    with redacting_streams(show=visible):  # a usage error echoes what was typed: shown, not obeyed
+        args = parser.parse_args(_negative_values(sys.argv[1:] if argv is None else argv))
     if not args.command:
         parser.print_help()
         return Exit.BAD_INPUT
-    from .core.secrets import redacting_streams
 
     args.exiting = argv is None  # the process's own command line: it ends when this returns
     bad = next((a for a in (sys.argv[1:] if argv is None else argv) if "\x00" in a), None)
@@ -437,14 +468,32 @@ def main(argv: list[str] | None = None) -> int:
         "triage",
     ):  # the app owns the terminal; its records are redacted at the source
         return _call(module, args)
-    with redacting_streams():  # no key or URL password reaches the terminal or a CI log
+    # no key or URL password reaches the terminal or a CI log, and no text from a file, a
+    # system or a server drives the terminal: control and bidi characters are shown as \x1b
+    with redacting_streams(show=visible):
         return _call(module, args)
+
+
+def _interrupts_stop_cleanly() -> None:
+    """From here on a Ctrl-C is a KeyboardInterrupt the command handles (it keeps what
+    was finished); before, ragtriage/__init__ ended the process quietly."""
+    import signal
+    import threading
+
+    from . import _quiet_interrupt
+
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is _quiet_interrupt
+    ):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _call(module, args) -> int:
     from .core.errors import ConflictError, InputError
 
     try:
+        _interrupts_stop_cleanly()
         return int(module.main(args))
     except InputError as e:
         for p in e.problems:

@@ -19,6 +19,7 @@ def _private_cache(tmp_path_factory, monkeypatch):
     """Never read or write the user's cache; fixed locale; no colour."""
     cache = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("RAGTRIAGE_CACHE_DIR", str(cache))
+    monkeypatch.setenv("RAGTRIAGE_CACHE_KEY", str(tmp_path_factory.mktemp("key") / "cache.key"))
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
     monkeypatch.setenv("NO_COLOR", "1")
     yield

@@ -12,10 +12,10 @@ from ..cli import Exit
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
 from ..core.gate import collect_bars, judge, render_junit, render_markdown, render_text
-from ..core.reports import write_report
+from ..core.reports import KINDS, refuse_input_as_output, write_report
 from ..core.runfile import read_run
 from ..core.schema import JUDGE_THRESHOLDS
-from .outputs import guard_outputs, system_file, testset_inputs
+from .outputs import guard_outputs, guard_run_file, system_file, testset_inputs
 from .run_cmd import dry_run_judge
 
 
@@ -25,9 +25,10 @@ def _stale_entries(doc) -> tuple[list, str | None, str | None]:
     corpus = doc.corpus_path
     if corpus is None:
         return [], "no corpus in the test set: stale labels not checked", None
-    if not corpus.exists():
-        raise InputError(Problem(str(doc.path), None, f"corpus file not found: {corpus}", field="corpus"))
     from ..core import staleness
+    from ..core.corpus import require_readable
+
+    require_readable(corpus, doc)
 
     report = staleness.check(doc, corpus)
     return list(report.stale), None, str(corpus)
@@ -49,7 +50,15 @@ def _make_run(args, doc):
         progress=sys.stderr.isatty(),
         judge=args.judge,
         judge_key_env=args.judge_key_env,
+        new_file=bool(args.out) and not args.force,
     )
+
+
+def _refuse_outputs_on_each_other(outputs: dict) -> None:
+    """Two reports to one file: the second would replace the first."""
+    given = [(opt, p) for opt, p in outputs.items() if p]
+    for i, (opt, p) in enumerate(given):
+        refuse_input_as_output(p, opt, *(q for _o, q in given[:i]), may_replace=KINDS)
 
 
 def _dry_run(args, doc) -> int:
@@ -78,7 +87,10 @@ def _few_grades_first(doc, judge_bars, min_grades: int) -> None:
     """Refuse up front when there are fewer graded answers than the bar needs at all."""
     from ..core.judge import grades_path, latest, read_grades
 
-    graded = len({case for case, _ in latest(read_grades([grades_path(doc.path)])[0])})
+    grades, problems = read_grades([grades_path(doc.path)])
+    if any(p.severity == "error" for p in problems):  # a grades file that could not be read at all
+        raise InputError([p for p in problems if p.severity == "error"])
+    graded = len({case for case, _ in latest(grades)})
     if graded < min_grades:
         raise InputError(
             [
@@ -118,6 +130,8 @@ def _refuse_unproven_judge(doc, run, judge_bars, min_kappa: float, min_grades: i
             ]
         )
     grades, warnings = read_grades([grades_path(doc.path)])
+    if any(w.severity == "error" for w in warnings):
+        raise InputError([w for w in warnings if w.severity == "error"])
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     report = calibrate(run.cases, latest(grades))
@@ -223,16 +237,14 @@ def main(args) -> int:
     from ..core.systems import set_max_response_mb
 
     set_max_response_mb(args.max_response_mb)
-    outputs = {
-        "--junit": args.junit,
-        "--markdown": args.markdown,
-        "--json": args.json,
-        "--out": args.out,
-        "--html": args.html,
-    }
-    guard_outputs(outputs, [args.testset, args.run, args.baseline, system_file(args.system)])
+    outputs = {"--junit": args.junit, "--markdown": args.markdown, "--json": args.json, "--html": args.html}
+    inputs = [args.testset, args.run, args.baseline, system_file(args.system)]
+    guard_outputs(outputs, inputs)
     doc = TestSetDocument.load(args.testset)
     guard_outputs(outputs, testset_inputs(doc))
+    if args.out:
+        guard_run_file(args.out, "--out", [*inputs, *testset_inputs(doc)], force=args.force, can_resume=False)
+    _refuse_outputs_on_each_other({**outputs, "--out": args.out})
     bars = collect_bars(
         {key: v for key, v in doc.settings.gates.items() if key not in JUDGE_THRESHOLDS}, args.min
     )

@@ -15,7 +15,7 @@ from ..cli import Exit
 from ..core.errors import InputError, Problem
 from ..core.records import CaseRecord, RunMeta, Summary
 from ..core.reports import refuse_input_as_output
-from .outputs import guard_outputs, system_file, testset_inputs
+from .outputs import guard_outputs, guard_run_file, system_file, testset_inputs
 
 
 def default_out(testset: str) -> Path:
@@ -311,18 +311,10 @@ def main(args) -> int:
     # records would cost a second and free nothing (no cycles are made).
     gc.disable()
     from ..core.evaluate import evaluate, load_testset
-    from ..core.plan import plan
 
     doc = load_testset(args.testset)
     if args.dry_run:
-        p = plan(doc, args.system, [args.k or doc.settings.k], **run_options(args))
-        where = "external calls" if p["external"] else "local answers"
-        print(
-            f"dry run: {p['cases']} cases through {p['system']} at k={args.k or doc.settings.k}: "
-            f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
-            + dry_run_judge(p)
-        )
-        return Exit.OK
+        return dry_run(args, doc)
     if args.resume and not args.out:
         raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
     from .run_stats import check_repeat
@@ -334,8 +326,9 @@ def main(args) -> int:
         if jp.parent and not jp.parent.exists():
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
     inputs = [*testset_inputs(doc), system_file(args.system)]
-    # not writable, or one of the inputs: say so now, not after the whole run
-    guard_outputs({"--out": out, "--json": args.json}, inputs)
+    # not writable, one of the inputs, a person's file, an earlier run: say so now, not after the run
+    guard_run_file(out, "--out", inputs, force=args.force, resume=args.resume, numbered=not args.out)
+    guard_outputs({"--json": args.json}, inputs)
     refuse_input_as_output(args.json, "--json", out)
     progress = True  # a bar on a terminal, a few plain lines otherwise
     held: list = []
@@ -348,6 +341,7 @@ def main(args) -> int:
         progress=progress,
         retain=held,
         exclusive=not args.out,  # a default name is never shared by two runs started at once
+        new_file=bool(args.out) and not args.force,  # nor is a given one, unless --force
         **run_options(args),
     )
     out = run.path or out
@@ -368,6 +362,39 @@ def main(args) -> int:
         run, second = repeat_run(args, doc, run, out, evaluate, run_options(args))
         if run.interrupted:
             return Exit.INTERRUPTED
+    print_run(args, doc, run, second, out)
+    failed = failures_text(run.cases)
+    if failed:  # even with --quiet: a run that asked nothing successfully must not look fine
+        print(failed, file=sys.stderr)
+    if args.json:
+        from ..core.reports import write_report
+
+        write_report(
+            args.json,
+            orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode(),
+        )  # atomic: never a half-written summary (formats.md §5 exactly: intervals are in check --json)
+        print(f"summary: {args.json}")
+    if run.cases and all(c.get("reason") == "error" for c in run.cases):
+        return Exit.FAILED
+    return Exit.OK
+
+
+def dry_run(args, doc) -> int:
+    """``run --dry-run``: what the run would cost, spending nothing."""
+    from ..core.plan import plan
+
+    p = plan(doc, args.system, [args.k or doc.settings.k], **run_options(args))
+    where = "external calls" if p["external"] else "local answers"
+    print(
+        f"dry run: {p['cases']} cases through {p['system']} at k={args.k or doc.settings.k}: "
+        f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
+        + dry_run_judge(p)
+    )
+    return Exit.OK
+
+
+def print_run(args, doc, run, second, out: Path) -> None:
+    """The summary with its intervals, repeats, slices, the judge line and the per-case table."""
     from .run_stats import intervals_of, repeats_text, slices_text
 
     intervals, labels, how = intervals_of(doc, run.cases, args.cluster)
@@ -384,20 +411,6 @@ def main(args) -> int:
         print()
         print(cases_text(run.cases, run.summary["k"]))
     print(f"\nrun file: {out}")
-    failed = failures_text(run.cases)
-    if failed:  # even with --quiet: a run that asked nothing successfully must not look fine
-        print(failed, file=sys.stderr)
-    if args.json:
-        from ..core.reports import write_report
-
-        write_report(
-            args.json,
-            orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode(),
-        )  # atomic: never a half-written summary (formats.md §5 exactly: intervals are in check --json)
-        print(f"summary: {args.json}")
-    if run.cases and all(c.get("reason") == "error" for c in run.cases):
-        return Exit.FAILED
-    return Exit.OK
 
 
 def failures_text(cases: list[CaseRecord]) -> str:

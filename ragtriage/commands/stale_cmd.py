@@ -51,7 +51,7 @@ def _progress(path: Path | None) -> tuple[ProgressCallback | None, Callable[[], 
             BarColumn(),
             DownloadColumn(),
             TimeRemainingColumn(),
-            console=Console(stderr=True),
+            console=Console(file=getattr(sys.stderr, "data", sys.stderr)),  # the bar's own escapes
             transient=True,
         )
         bar.start()
@@ -220,6 +220,9 @@ def main(args: argparse.Namespace) -> int:
                 field="corpus",
             )
         )
+    from ..core.corpus import require_readable
+
+    require_readable(corpus, doc if not args.corpus else None)  # unreadable is exit 2, as in validate
     cb, close = _progress(corpus)
     try:
         report = staleness.check(doc, corpus, progress=cb)

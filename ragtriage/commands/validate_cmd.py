@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 
 from ..cli import Exit
-from ..core.corpus import load_corpus
+from ..core.corpus import load_corpus, require_readable
 from ..core.document import TestSetDocument
 from ..core.errors import Problem
 from ..core.grouped import split_unrecorded, unrecorded_message
@@ -153,6 +153,33 @@ def _documents(doc: TestSetDocument, lines: dict[str, int], corpus, corpus_path:
     return out
 
 
+def _normalisation_twins(doc: TestSetDocument, lines: dict[str, int]) -> list[Problem]:
+    """Case ids that differ only by Unicode normalisation (NFC ``café`` and NFD ``café``):
+    distinct ids that every message prints identically. A warning on the later one,
+    with both written as code points so the difference shows."""
+    import unicodedata
+
+    seen: dict[str, str] = {}
+    out = []
+    for c in doc.cases:
+        key = unicodedata.normalize("NFC", c.id)
+        first = seen.setdefault(key, c.id)
+        if first != c.id:
+            out.append(
+                Problem(
+                    str(doc.path),
+                    lines.get(c.id),
+                    f"differs from {ascii(first)} (line {lines.get(first)}) only by Unicode normalisation: "
+                    f"{ascii(c.id)} and {ascii(first)} print the same but are two ids (rename one, or "
+                    "write both the same way, NFC)",
+                    case=c.id,
+                    field="id",
+                    severity="warning",
+                )
+            )
+    return out
+
+
 def _count(k: int, word: str) -> str:
     return f"{k} {word}{'s' * (k != 1)}"
 
@@ -170,12 +197,11 @@ def main(args) -> int:
     errors = _drafts(doc, lines)
     resolved: list[str] = []
     quotes: list[dict] = []
-    warnings: list[Problem] = []
+    warnings: list[Problem] = _normalisation_twins(doc, lines)
     if corpus_path is None:
         print(f"{name}: no corpus named (add `corpus: chunks.jsonl`); chunk ids not checked", file=sys.stderr)
-    elif not corpus_path.exists():
-        errors.append(Problem(name, None, f"corpus file not found: {corpus_path}", field="corpus"))
     else:
+        require_readable(corpus_path, doc if not args.corpus else None)  # the same words everywhere
         corpus = load_corpus(corpus_path)  # bad lines raise: exit 2 with their locations
         warnings += _missing_chunks(doc, lines, corpus, corpus_path)
         warnings += _stale_labels(doc, lines, corpus_path, warnings)

@@ -105,6 +105,7 @@ def evaluate(
     judge_key_env: str = "OPENAI_API_KEY",
     exclusive: bool = False,
     cite: str | None = None,
+    new_file: bool = False,
 ) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
@@ -123,7 +124,8 @@ def evaluate(
     With ``exclusive`` the run file is made new: if ``out`` exists (another run took the
     name), ``NAME-2.jsonl``, ``NAME-3.jsonl``, … is used instead (``Run.path`` says which).
     ``cite`` (``inline``, ``prompt``, ``field``; default the test set's ``cite:``) says where
-    the grounding check's cited set comes from (evaluation.md)."""
+    the grounding check's cited set comes from (evaluation.md).
+    With ``new_file`` ``out`` must not exist (InputError if another run made it meanwhile)."""
     import gc
 
     was = gc.isenabled()
@@ -151,6 +153,7 @@ def evaluate(
             judge_key_env=judge_key_env,
             exclusive=exclusive,
             cite=cite,
+            new_file=new_file,
         )
     finally:
         if was:
@@ -245,12 +248,22 @@ def _resumed(
 
 
 def _writer(
-    out: Any, meta: RunMeta, keep: list[CaseRecord] | None, exclusive: bool = False
+    out: Any, meta: RunMeta, keep: list[CaseRecord] | None, exclusive: bool = False, new_file: bool = False
 ) -> RunWriter | None:
     if out is None:
         return None
     if exclusive:
         return _new_writer(Path(out), meta)
+    if new_file and keep is None:
+        try:
+            return RunWriter(out, meta, exclusive=True)
+        except FileExistsError:
+            msg = "already exists (made by another run meanwhile); not replaced (--force replaces it)"
+            raise InputError(Problem(str(out), None, msg, field="--out")) from None
+        except OSError as e:
+            raise InputError(
+                Problem(str(out), None, f"cannot write the run file: {e.strerror or e}", field="--out")
+            ) from None
     if Path(out).is_dir():
         raise InputError(
             Problem(
@@ -364,6 +377,7 @@ def _evaluate(
     judge_key_env="OPENAI_API_KEY",
     exclusive=False,
     cite=None,
+    new_file=False,
 ) -> Run:
     from .runner import Progress
 
@@ -386,7 +400,7 @@ def _evaluate(
     )
     if retain is not None:
         retain.append((ctx, sys_))
-    warnings = list(getattr(sys_, "warnings", []))
+    warnings = list(getattr(sys_, "warnings", [])) + list(getattr(judge_, "warnings", []))
     cases = _cases_of(doc, ids)
     settings = with_cite(doc.settings, cite)
     meta = make_meta(
@@ -418,7 +432,7 @@ def _evaluate(
     todo = [c for c in cases if c.id not in records]
     if hasattr(sys_, "prepare"):
         sys_.prepare()
-    writer = _writer(out, meta, keep if resume else None, exclusive and not resume)
+    writer = _writer(out, meta, keep if resume else None, exclusive and not resume, new_file and not resume)
     chunk_text = ctx.lookup
     gold = Gold.needed(todo, lambda: ctx.corpus)  # documents and quotes, resolved once
     interrupted = False

@@ -8,7 +8,6 @@ each case's stored ranking at that k, so a bar at another k costs no new call.
 from __future__ import annotations
 
 import math
-import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
+from .escape import md_code, md_text, xml_text
 from .grouped import counts as grouped_counts
 from .grouped import split_unrecorded, unrecorded_message
 from .idcheck import check_notes, cite_mode
@@ -340,8 +340,8 @@ def _failed_parts(res: CheckResult, stale: list, unrecorded: list) -> list[str]:
 # ---------------------------------------------------------------- markdown
 
 
-def _md(s) -> str:
-    return str(s).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+_md = md_text  # markdown text and code spans: core/escape.py (no input changes the report's structure)
+_code = md_code
 
 
 _MD_METRICS = SUMMARY_METRICS  # the summary's metrics, in the summary's order
@@ -350,9 +350,9 @@ _MD_METRICS = SUMMARY_METRICS  # the summary's metrics, in the summary's order
 def _md_head(res: CheckResult) -> list[str]:
     icon = "✅" if res.passed else "❌"
     word = "passed" if res.passed else "failed"
-    out = [f"## {icon} ragtriage check {word}: `{_md(res.testset)}`", ""]
+    out = [f"## {icon} ragtriage check {word}: {_code(res.testset)}", ""]
     n = res.summary.get("n", len(res.records))
-    out.append(f"{n} cases at k = {res.k}" + (f", run `{_md(res.run)}`" if res.run else "") + ".")
+    out.append(f"{n} cases at k = {res.k}" + (f", run {_code(res.run)}" if res.run else "") + ".")
     out.append("")
     out += [f"> {_md(note)}" for note in res.notes]
     if res.notes:
@@ -373,7 +373,7 @@ def _md_numbers(res: CheckResult) -> list[str]:
             held = " (lower bound)" if b.on == "lower" else ""
             iv = f" {_iv(b.interval).strip()} |" if with_iv else ""
             out.append(
-                f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} |{iv} {b.bar.minimum:g}{held} | {result} |"
+                f"| {_code(b.bar.metric)} | {_fmt(b.value)} |{iv} {b.bar.minimum:g}{held} | {result} |"
             )
         out.append("")
     if res.intervals:
@@ -403,7 +403,7 @@ def _md_numbers(res: CheckResult) -> list[str]:
 def _md_stale_and_missing(res: CheckResult) -> list[str]:
     out = []
     if res.stale:
-        against = f" (against `{_md(res.stale_corpus)}`)" if res.stale_corpus else ""
+        against = f" (against {_code(res.stale_corpus)})" if res.stale_corpus else ""
         out += [
             f"### ❌ Stale labels: {len(res.stale)}{against}",
             "",
@@ -413,7 +413,7 @@ def _md_stale_and_missing(res: CheckResult) -> list[str]:
         unrecorded, stale = split_unrecorded(res.stale)
         for e in stale:
             s = _stale_fields(e)
-            out.append(f"| `{_md(s['case'])}` | `{_md(s['label'])}` | {_md(s['status'])} |")
+            out.append(f"| {_code(s['case'])} | {_code(s['label'])} | {_md(s['status'])} |")
         if unrecorded:
             n_labels, n_cases = grouped_counts(unrecorded)
             out.append(f"| {n_cases} case(s) | {n_labels} label(s) | unrecorded |")
@@ -422,7 +422,7 @@ def _md_stale_and_missing(res: CheckResult) -> list[str]:
         out += [
             f"### ❌ Cases without a result: {len(res.missing)}",
             "",
-            ", ".join(f"`{_md(m)}`" for m in res.missing),
+            ", ".join(_code(m) for m in res.missing),
             "",
         ]
     return out
@@ -447,7 +447,7 @@ def _md_failures(res: CheckResult) -> list[str]:
                 "|---|---|---|",
             ]
         why = res.details.get(r["id"]) or r.get("why") or ""
-        out.append(f"| `{_md(r['id'])}` | {_md(r.get('question') or '')} | {_md(why)} |")
+        out.append(f"| {_code(r['id'])} | {_md(r.get('question') or '')} | {_md(why)} |")
     out.append("")
     return out
 
@@ -458,12 +458,7 @@ def render_markdown(res: CheckResult) -> str:
 
 # ---------------------------------------------------------------- JUnit XML
 
-_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-
-def _x(s) -> str:
-    """Text that XML 1.0 can hold (control characters dropped)."""
-    return _XML_BAD.sub("", "" if s is None else str(s))
+_x = xml_text  # what XML 1.0 cannot hold, written visibly (core/escape.py)
 
 
 def _case_details(rec: CaseRecord, k: int, detail: str = "") -> str:
@@ -491,7 +486,7 @@ def _case_details(rec: CaseRecord, k: int, detail: str = "") -> str:
 def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
     """JUnit XML: a suite of one testcase per case (failure message = reason + why)
     and a suite of the gate's own checks (bars, stale labels, completeness)."""
-    name = Path(res.testset).stem
+    name = _x(Path(res.testset).stem)
     root = ET.Element("testsuites", name="ragtriage")
     suite = ET.SubElement(root, "testsuite", name=name)
     props = ET.SubElement(suite, "properties")

@@ -354,23 +354,40 @@ class RunWriter:
             self._f = open(self.path, "ab", buffering=1 << 20)
         else:
             self._f = open(self.path, "xb" if exclusive else "wb", buffering=1 << 20)
-            self._f.write(orjson.dumps(meta, option=_DUMP))
-            self._f.flush()
+            try:
+                self._f.write(orjson.dumps(meta, option=_DUMP))
+                self._f.flush()
+            except OSError as e:
+                raise self._named(e) from None
         self.n = len(keep or ())
 
     def write_case(self, record: CaseRecord, flush: bool = True) -> None:
-        self._f.write(redact_bytes(dump_record(record)))
+        try:
+            self._f.write(redact_bytes(dump_record(record)))
+            if flush:
+                self._f.flush()
+        except OSError as e:
+            raise self._named(e) from None
         self.n += 1
-        if flush:
-            self._f.flush()
 
     def write_summary(self, summary: Summary) -> None:
-        self._f.write(orjson.dumps({"type": "summary", **summary}, option=_DUMP))
-        self._f.flush()
+        try:
+            self._f.write(orjson.dumps({"type": "summary", **summary}, option=_DUMP))
+            self._f.flush()
+        except OSError as e:
+            raise self._named(e) from None
+
+    def _named(self, e: OSError) -> OSError:
+        """A write error (a full disk names no file) said with the run file and what it holds."""
+        msg = f"{e.strerror or e}; the cases written so far are kept (continue with --resume)"
+        return OSError(e.errno, msg, str(self.path))
 
     def close(self) -> None:
         if not self._f.closed:
-            self._f.close()
+            try:
+                self._f.close()
+            except OSError as e:  # the last buffered lines met a full disk
+                raise self._named(e) from None
 
     def __enter__(self):
         return self

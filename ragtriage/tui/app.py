@@ -228,6 +228,10 @@ class RagtriageApp(App[int]):
                 severity="warning",
                 timeout=10,
             )
+        from ..core.testset.ondisk import unsaveable
+
+        if why := unsaveable(doc.path):  # a read-only file system: said on opening, not at the first save
+            self.notify(f"{doc.path.name} {why}", severity="warning", timeout=15, markup=False)
         recovery = find_recovery(doc.path) if self.recovery_enabled else None
         if recovery is not None and len(recovery):
             self._offer_recovery(recovery)

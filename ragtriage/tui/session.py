@@ -16,7 +16,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import InputError
+from ..core.files import read_bounded
+
 RECOVERY_VERSION = 1
+RECOVERY_MAX = 64 << 20  # edits of a long session fit well within it
 OPS = ("update_case", "add_case", "remove_case", "move_case", "set_label", "undo", "redo")
 
 
@@ -68,8 +72,9 @@ def find_recovery(testset: Path | str) -> Recovery | None:
     testset = Path(testset)
     rp = recovery_path(testset)
     try:
-        data = json.loads(rp.read_text("utf-8"))
-    except (OSError, ValueError):
+        raw = read_bounded(rp, RECOVERY_MAX, "recovery file")  # never a FIFO, /dev/zero or huge
+        data = json.loads(raw) if raw else None
+    except (InputError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("ops"), list) or not data["ops"]:
         return None

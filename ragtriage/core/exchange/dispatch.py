@@ -12,7 +12,7 @@ from ..files import require_regular_file
 from ..records import CaseRecord
 from . import FORMATS
 from .common import SURROGATE, Imported, PathArg, Reader, TextMatcher, chunk_texts, has_surrogate
-from .csv import export_csv, import_csv
+from .csv import export_csv_counted, import_csv
 from .deepeval import export_deepeval, import_deepeval
 from .jsonl import export_jsonl, import_jsonl
 from .ragas import export_ragas, import_ragas, run_chunk_ids
@@ -35,13 +35,16 @@ def export_testset(
     run: Mapping[str, CaseRecord] | None = None,
     k: int | None = None,
     level: str = "chunk",
+    *,
+    csv_raw: bool = False,
 ) -> tuple[str, list[str]]:
     """Render a loaded test set (``doc.cases``, ``doc.labels``, ``doc.corpus_path``) in ``fmt``.
 
     ``run`` (case id -> run record) is for ``ragas``: the samples then carry what the
     system retrieved and answered (its first ``k`` ranked chunks); ``level`` is for ``trec``:
-    ``doc`` writes document qrels from ``expected_docs``. Returns the text and notes about
-    what the format could not carry."""
+    ``doc`` writes document qrels from ``expected_docs``. ``csv_raw``: csv cells exactly as the
+    values are, even those a spreadsheet would run as a formula. Returns the text and notes
+    about what the format could not carry."""
     cases = list(doc.cases)
     labels = doc.labels or {}
     if corpus_path is None:
@@ -49,7 +52,17 @@ def export_testset(
     if fmt == "jsonl":
         return export_jsonl(cases, labels), []
     if fmt == "csv":
-        return export_csv(cases), ["csv carries no labels (remembered chunk texts); use jsonl to keep them"]
+        text, formulas = export_csv_counted(cases, raw=csv_raw)
+        notes = ["csv carries no labels (remembered chunk texts); use jsonl to keep them"]
+        if formulas:
+            notes.append(
+                f"{formulas} cell(s) starting with = + - @ written with a leading ' so a spreadsheet shows "
+                "them as text, not as a formula (ragtriage import reads them back exactly; --csv-raw "
+                "writes them as they are)"
+                if not csv_raw
+                else f"{formulas} cell(s) start with = + - @: a spreadsheet may run them as formulas (--csv-raw)"
+            )
+        return text, notes
     if fmt == "trec":
         return export_qrels(cases, level)
     ids = {cid for c in cases for cid in c.expected}
