@@ -53,6 +53,7 @@ def main(args) -> int:
     res = sweep(doc, args.system, ks, thresholds, progress=True, **run_options(args))
     show_t = any(t is not None for t in thresholds)
     judged = any("judge_supported" in r for r in res["rows"])
+    docs = any("doc_hit" in r for r in res["rows"])
     rows = []
     prev: dict = {}  # threshold -> tokens of the previous k, to show what one more chunk costs
     for r in res["rows"]:
@@ -64,14 +65,18 @@ def main(args) -> int:
         cells = [str(r["k"])]
         if show_t:
             cells.append("—" if r["threshold"] is None else f"{r['threshold']:g}")
-        cells += [num(r["hit"]), num(r["recall"]), num(r["mrr"]), num(r["supported"]), num(r["correct"]), tok]
+        cells += [num(r["hit"]), num(r["recall"]), num(r["mrr"])]
+        cells += [num(r.get("doc_hit"))] if docs else []
+        cells += [num(r["supported"]), num(r["correct"]), tok]
         if judged:
             cells += [num(r.get("judge_supported")), num(r.get("judge_correct"))]
         rows.append(cells)
     headers = (
         ["k"]
         + (["threshold"] if show_t else [])
-        + ["hit", "recall", "mrr", "supported", "correct", "prompt tokens"]
+        + ["hit", "recall", "mrr"]
+        + (["doc_hit"] if docs else [])
+        + ["supported", "correct", "prompt tokens"]
         + (["judge supported", "judge correct"] if judged else [])
     )
     print(f"{res['testset']} · {res['system']} · {res['n']} cases · {res['calls']} calls")

@@ -111,6 +111,11 @@ def _sweep_row(
         ret = retrieval_at(cut, k)
         ret.pop("precision", None)
     row = {"k": k, "threshold": t, **ret}
+    if any("doc_hit" in r for r in base.cases):  # document gold: the right document within k documents
+        from .docrank import doc_retrieval_at
+
+        src = base.cases if t is None else recs
+        row["doc_hit"] = doc_retrieval_at(src, k)["doc_hit"] if src is not None else None
     if recs is not None:
         s = summarize(recs, k)
         row.update(supported=s["supported"], correct=s["accuracy"], tokens=s["tokens"], reasons=s["reasons"])
