@@ -66,12 +66,13 @@ SERVER = textwrap.dedent('''
 ''')
 
 
-def write_files(d: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
+def write_files(d: Path, n: int, seed: int = 3, depth: int = 10, labels: bool = False) -> tuple[Path, Path]:
+    """A test set of ``n`` cases, its ``n``-chunk corpus and a results file whose rankings
+    are ``depth`` deep; with ``labels`` the test set's labels are recorded (fresh)."""
     ts = d / "bench.yaml"
     ts.write_text(generate(n, chunks=n), encoding="utf-8")
     import ragtriage
 
-    doc = ragtriage.load_testset(ts)
     r = random.Random(seed)
     with open(d / "bench.chunks.jsonl", "w", encoding="utf-8") as f:
         for i in range(n):
@@ -82,13 +83,17 @@ def write_files(d: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
                 )
                 + "\n"
             )
+    doc = ragtriage.load_testset(ts)
+    if labels:
+        doc.record_labels(now="2026-12-01T00:00:00Z")
+        doc.save()
     res = d / "answers.jsonl"
     with open(res, "w", encoding="utf-8") as f:
         for c in doc.cases:
             gold = c.expected[0]
-            ranking = [f"chunk-{r.randrange(n)}" for _ in range(10)]
+            ranking = [f"chunk-{r.randrange(n)}" for _ in range(depth)]
             if r.random() < 0.8:
-                ranking[min(int(r.expovariate(0.5)), 9)] = gold
+                ranking[min(int(r.expovariate(0.5)), depth - 1)] = gold
             price = int(gold.split("-")[1]) % 97
             roll = r.random()
             if roll < 0.1:
@@ -102,7 +107,7 @@ def write_files(d: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
                     {
                         "id": c.id,
                         "ranking": ranking,
-                        "scores": [round(1 - j / 10, 2) for j in range(10)],
+                        "scores": [round(1 - j / depth, 3) for j in range(depth)],
                         "answer": answer,
                     },
                     ensure_ascii=False,

@@ -186,7 +186,14 @@ def _the_run(args, doc):
 
 
 def main(args) -> int:
+    import gc
+
     from ..core.systems import set_max_response_mb
+
+    # A short-lived process that reads a whole run (and maybe makes one): the cyclic GC
+    # would visit every record again and again while they are read and free nothing
+    # (PERFORMANCE-NOTES: 3.56 s against 1.59 s for a 100k run file).
+    gc.disable()
 
     set_max_response_mb(args.max_response_mb)
     outputs = {"--junit": args.junit, "--markdown": args.markdown, "--json": args.json, "--out": args.out}

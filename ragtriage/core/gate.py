@@ -534,13 +534,12 @@ def _depth_note(bars: list[Bar], records: list[CaseRecord], k: int) -> str | Non
 
 
 def _case_lines(doc) -> dict[str, int]:
-    lines = {}
-    for c in doc.cases:
-        try:
-            lines[c.id] = doc.case_line(c.id)
-        except Exception:  # a document without line info still gets a report
-            pass
-    return lines
+    """Every case's line in one pass over the text (``case_line`` per case walked every
+    earlier case: 10k cases took 34 s, 50k six minutes)."""
+    try:
+        return dict(doc.case_lines())
+    except Exception:  # a document without line info still gets a report
+        return {}
 
 
 def judge(

@@ -120,7 +120,7 @@ def _doc(cases, gates=None, content_hash="h1"):
         cases=tuple(cases),
         settings=Settings(gates=gates or {}),
         content_hash=content_hash,
-        case_line=lambda cid: 10 + [c.id for c in cases].index(cid),
+        case_lines=lambda: {c.id: 10 + i for i, c in enumerate(cases)},
     )
 
 
