@@ -282,6 +282,7 @@ def main(args) -> int:
         progress=progress,
         retain=held,
         exclusive=not args.out,  # a default name is never shared by two runs started at once
+        keep_ranking=args.k or doc.settings.k,  # the table shows the top k; the file has the rest
         **run_options(args),
     )
     out = run.path or out

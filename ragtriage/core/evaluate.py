@@ -97,6 +97,7 @@ def evaluate(
     judge: str | None = None,
     judge_key_env: str = "OPENAI_API_KEY",
     exclusive: bool = False,
+    keep_ranking: int | None = None,
 ) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
@@ -113,7 +114,11 @@ def evaluate(
     second model about every answered case once the run is done (judge.md);
     its key is read from ``judge_key_env``.
     With ``exclusive`` the run file is made new: if ``out`` exists (another run took the
-    name), ``NAME-2.jsonl``, ``NAME-3.jsonl``, … is used instead (``Run.path`` says which)."""
+    name), ``NAME-2.jsonl``, ``NAME-3.jsonl``, … is used instead (``Run.path`` says which).
+    With ``keep_ranking`` (a depth) the records in ``Run.cases`` keep their rankings only
+    that deep and no scores, once written: a command that needs no more (``run`` prints
+    the top k) holds memory that grows with the cases, not with the rankings' depth; the
+    run file has every record whole."""
     import gc
 
     was = gc.isenabled()
@@ -140,6 +145,7 @@ def evaluate(
             judge=judge,
             judge_key_env=judge_key_env,
             exclusive=exclusive,
+            keep_ranking=keep_ranking,
         )
     finally:
         if was:
@@ -232,12 +238,12 @@ def _resumed(
 
 
 def _writer(
-    out: Any, meta: RunMeta, keep: list[CaseRecord] | None, exclusive: bool = False
+    out: Any, meta: RunMeta, keep: list[CaseRecord] | None, exclusive: bool = False, deferred: bool = False
 ) -> RunWriter | None:
     if out is None:
         return None
     if exclusive:
-        return _new_writer(Path(out), meta)
+        return _new_writer(Path(out), meta, deferred)
     if Path(out).is_dir():
         raise InputError(
             Problem(
@@ -248,19 +254,19 @@ def _writer(
             )
         )
     try:
-        return RunWriter(out, meta, keep)
+        return RunWriter(out, meta, keep, deferred=deferred)
     except OSError as e:
         raise InputError(
             Problem(str(out), None, f"cannot write the run file: {e.strerror or e}", field="--out")
         ) from None
 
 
-def _new_writer(out: Path, meta: RunMeta) -> RunWriter:
+def _new_writer(out: Path, meta: RunMeta, deferred: bool = False) -> RunWriter:
     """A writer on a file made new: ``out``, else ``out-2``, ``out-3``, … (never shared)."""
     for n in range(1, 1000):
         path = out if n == 1 else out.with_name(f"{out.stem}-{n}{out.suffix}")
         try:
-            return RunWriter(path, meta, exclusive=True)
+            return RunWriter(path, meta, exclusive=True, deferred=deferred)
         except FileExistsError:
             continue
         except OSError as e:
@@ -303,7 +309,29 @@ def _finish(
         writer.close()
         write_run(writer.path, meta, ordered, summary)
     else:
+        writer.reorder([r["id"] for r in ordered])  # the test set's order, whatever finished first
         writer.write_summary(summary)
+
+
+def _slim(rec: CaseRecord, depth: int) -> None:
+    """What a command keeps of a record it has written: the ranking to ``depth`` (the
+    deepest k it still measures), no scores. The run file holds the record whole."""
+    ranking = rec.get("ranking")
+    if ranking is not None and len(ranking) > depth:
+        rec["ranking"] = ranking[:depth]
+    rec.pop("scores", None)
+
+
+def _score_columnar(sys_, todo, k, on_done, *, cases, cancel, writer) -> int:
+    """:func:`.columnar.score_source`; a bad line leaves the run file as it was."""
+    from .columnar import score_source
+
+    try:
+        return score_source(sys_, todo, k, on_done, known_ids={c.id for c in cases}, cancel=cancel)
+    except InputError:
+        if writer is not None:
+            writer.discard()
+        raise
 
 
 def _evaluate(
@@ -328,6 +356,7 @@ def _evaluate(
     judge=None,
     judge_key_env="OPENAI_API_KEY",
     exclusive=False,
+    keep_ranking=None,
 ) -> Run:
     from .runner import Progress
 
@@ -350,7 +379,7 @@ def _evaluate(
     )
     if retain is not None:
         retain.append((ctx, sys_))
-    warnings = list(getattr(sys_, "warnings", []))
+    warnings: list[Problem] = []
     cases = _cases_of(doc, ids)
     settings = doc.settings
     meta = make_meta(
@@ -370,39 +399,46 @@ def _evaluate(
             out, doc, meta=meta, k=k, cases=cases, ctx=ctx, warnings=warnings, judge_=judge_
         )
     todo = [c for c in cases if c.id not in records]
-    if hasattr(sys_, "prepare"):
+    columnar = hasattr(sys_, "reader")  # results: answers on disk, scored in one streamed pass
+    if hasattr(sys_, "prepare") and not columnar:
         sys_.prepare()
-    writer = _writer(out, meta, keep if resume else None, exclusive and not resume)
+    writer = _writer(out, meta, keep if resume else None, exclusive and not resume, deferred=columnar)
     chunk_text = ctx.chunk_text
     interrupted = False
     asked = 0
-    local = hasattr(sys_, "ask_sync")
+    flush = not hasattr(sys_, "ask_sync")  # a local system's lines are flushed in blocks
+    slim = keep_ranking if judge_ is None else None  # the judge rewrites the file from whole records
     try:
         with Progress(len(todo), enabled=progress) as bar:
 
-            def on_done(case, res):
-                rec = make_record(case, res, k, chunk_text, settings)
+            def on_done(case, res, retrieved=None):
+                rec = make_record(case, res, k, chunk_text, settings, retrieved)
                 if judge_ is not None:  # a cached verdict is written with the case; others are asked after
                     judge_.attach_cached(rec, case, chunk_text, settings.language, k)
                 records[case.id] = rec
                 if writer is not None:
-                    writer.write_case(rec, flush=not local)
+                    writer.write_case(rec, flush=flush)
                 if on_record is not None:
                     on_record(rec)
+                if slim is not None:
+                    _slim(rec, slim)
                 bar.advance()
 
             try:
-                asked = run_cases(
-                    sys_,
-                    todo,
-                    k,
-                    on_done,
-                    concurrency=concurrency,
-                    timeout=timeout,
-                    retries=retries,
-                    backoff=backoff,
-                    cancel=cancel,
-                )
+                if columnar:
+                    asked = _score_columnar(sys_, todo, k, on_done, cases=cases, cancel=cancel, writer=writer)
+                else:
+                    asked = run_cases(
+                        sys_,
+                        todo,
+                        k,
+                        on_done,
+                        concurrency=concurrency,
+                        timeout=timeout,
+                        retries=retries,
+                        backoff=backoff,
+                        cancel=cancel,
+                    )
             except KeyboardInterrupt:
                 interrupted = True
         if cancel is not None and cancel.is_set() and len(records) < len(cases):
@@ -415,6 +451,7 @@ def _evaluate(
     finally:
         if writer is not None:
             writer.close()
+    warnings[:0] = getattr(sys_, "warnings", [])
     return Run(
         summary, ordered, meta, writer.path if writer is not None else None, interrupted, warnings, asked
     )
