@@ -238,6 +238,15 @@ def resume_command(args, out, meta: RunMeta) -> str:
         argv += ["--k", str(meta.get("k") or args.k)]
     if getattr(args, "retriever", None):
         argv += ["--retriever", args.retriever]
+    for option, values in (("--ids", getattr(args, "ids", None)), ("--tag", getattr(args, "tag", None))):
+        for v in values or ():
+            argv += [option, v]
+    if getattr(args, "shard", None):
+        argv += ["--shard", args.shard]
+    if getattr(args, "executor", "process") != "process":
+        argv += ["--executor", args.executor]
+    if getattr(args, "ray_address", None):
+        argv += ["--ray-address", args.ray_address]
     return shlex.join(argv)
 
 
@@ -249,8 +258,11 @@ def main(args) -> int:
     gc.disable()
     from ..core.evaluate import evaluate, load_testset
     from ..core.plan import plan
+    from ..core.select import select, selection
 
     doc = load_testset(args.testset)
+    sel = selection(args.ids, args.tag, args.shard)
+    select(doc.cases, sel)  # an unknown id or tag, or an empty shard: exit 2 before anything runs
     if args.dry_run:
         p = plan(doc, args.system, [args.k or doc.settings.k], **run_options(args))
         where = "external calls" if p["external"] else "local answers"
@@ -283,6 +295,9 @@ def main(args) -> int:
         retain=held,
         exclusive=not args.out,  # a default name is never shared by two runs started at once
         keep_ranking=args.k or doc.settings.k,  # the table shows the top k; the file has the rest
+        selection=sel,
+        executor=args.executor,
+        ray_address=args.ray_address,
         **run_options(args),
     )
     out = run.path or out
@@ -290,12 +305,16 @@ def main(args) -> int:
         leave_allocated(run, doc, held)
     print_warnings(run.warnings)
     if run.interrupted:
+        from ..core.stop import stopped_by
+
+        how = stopped_by()
         print(
-            f"interrupted: {len(run.cases)} of {len(doc.cases)} cases kept in {out} (no summary yet); "
+            f"{'stopped (' + how + ')' if how else 'interrupted'}: {len(run.cases)} of "
+            f"{len(select(doc.cases, sel))} cases kept in {out} (no summary yet); "
             f"continue with: {resume_command(args, out, run.meta)}",
             file=sys.stderr,
         )
-        return Exit.INTERRUPTED
+        return Exit.TERMINATED if how == "SIGTERM" else Exit.INTERRUPTED
     print(summary_text(run.summary, run.meta))
     if "judge_calls" in run.summary:
         print(judge_text(run.summary, run.cases))

@@ -98,6 +98,9 @@ def evaluate(
     judge_key_env: str = "OPENAI_API_KEY",
     exclusive: bool = False,
     keep_ranking: int | None = None,
+    selection=None,
+    executor: str = "thread",
+    ray_address: str | None = None,
 ) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
@@ -118,7 +121,12 @@ def evaluate(
     With ``keep_ranking`` (a depth) the records in ``Run.cases`` keep their rankings only
     that deep and no scores, once written: a command that needs no more (``run`` prints
     the top k) holds memory that grows with the cases, not with the rankings' depth; the
-    run file has every record whole."""
+    run file has every record whole. ``selection`` (a :class:`.select.Selection`: ``--ids``,
+    ``--tag``, ``--shard``) runs only the cases it covers and is recorded in the meta line,
+    so ``ragtriage merge`` can check that shards cover the test set once. ``executor``
+    runs a ``python:`` system's calls in this process (``"thread"``, the default here), in
+    a worker process (``"process"``, the CLI's default: a system that exits or crashes is
+    an error, not the end of the run) or as Ray tasks (``"ray"``, at ``ray_address``)."""
     import gc
 
     was = gc.isenabled()
@@ -146,6 +154,9 @@ def evaluate(
             judge_key_env=judge_key_env,
             exclusive=exclusive,
             keep_ranking=keep_ranking,
+            selection=selection,
+            executor=executor,
+            ray_address=ray_address,
         )
     finally:
         if was:
@@ -197,6 +208,16 @@ def _resumed(
     warnings.extend(prev.warnings)
     pm = prev.meta
     spec = meta["system"]
+    if pm.get("selection") != meta.get("selection"):
+        raise InputError(
+            Problem(
+                str(out),
+                1,
+                f"was made for {_cover(pm.get('selection'))}, not {_cover(meta.get('selection'))}: "
+                "resume with the same --shard/--tag/--ids, or choose another --out",
+                field="--resume",
+            )
+        )
     if pm.get("system") != spec or pm.get("k") != k:
         raise InputError(
             Problem(
@@ -235,6 +256,12 @@ def _resumed(
             judge_.attach_cached(new, case, ctx.chunk_text, doc.settings.language, k)
         keep.append(new)
     return keep, {r["id"]: r for r in keep}
+
+
+def _cover(sel) -> str:
+    if not sel:
+        return "the whole test set"
+    return ", ".join(f"{k} {v}" for k, v in sel.items())
 
 
 def _writer(
@@ -357,6 +384,9 @@ def _evaluate(
     judge_key_env="OPENAI_API_KEY",
     exclusive=False,
     keep_ranking=None,
+    selection=None,
+    executor="thread",
+    ray_address=None,
 ) -> Run:
     from .runner import Progress
 
@@ -376,11 +406,17 @@ def _evaluate(
         retriever=retriever,
         api_key_env=api_key_env,
         concurrency=concurrency,
+        executor=executor,
+        ray_address=ray_address,
     )
     if retain is not None:
         retain.append((ctx, sys_))
     warnings: list[Problem] = []
     cases = _cases_of(doc, ids)
+    if selection is not None and not selection.everything:
+        from .select import select
+
+        cases = select(cases, selection)
     settings = doc.settings
     meta = make_meta(
         testset=str(doc.path),
@@ -392,6 +428,8 @@ def _evaluate(
     )
     if judge_ is not None:
         meta["judge"] = judge_.spec
+    if selection is not None and not selection.everything:
+        meta["selection"] = selection.describe()
     records: dict[str, CaseRecord] = {}
     keep: list[CaseRecord] | None = None
     if resume and Path(out).exists():

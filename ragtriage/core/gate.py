@@ -136,6 +136,8 @@ class CheckResult:
     details: dict[str, str] = field(default_factory=dict)  # id -> where to look, for failing cases
     meta: dict[str, Any] = field(default_factory=dict)  # the run's meta line (system, k, test-set hash, …)
     stale_corpus: str | None = None  # the chunks file the labels were checked against
+    errors: list[str] = field(default_factory=list)  # cases the system gave no answer for (reason error)
+    not_run: int = 0  # bars left unmeasured: stale labels stopped the check before the system was asked
 
     @property
     def failed_bars(self) -> list[BarResult]:
@@ -143,7 +145,15 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        return not self.failed_bars and not self.stale and not self.missing
+        """Every bar held, no label stale, and every case of the test set (or of the selected
+        shard) measured: a check never passes on fewer (cli.md)."""
+        return (
+            not self.failed_bars
+            and not self.stale
+            and not self.missing
+            and not self.errors
+            and not self.not_run
+        )
 
     def failures(self) -> list[CaseRecord]:
         """Failing cases (reason not passing and scored), in triage order."""
@@ -161,6 +171,7 @@ class CheckResult:
             "stale": [_stale_fields(e) for e in self.stale],
             "stale_corpus": self.stale_corpus,
             "missing": list(self.missing),
+            "errors": list(self.errors),
             "summary": self.summary,
             "failures": [
                 {"id": r["id"], "reason": r.get("reason"), "why": r.get("why") or ""} for r in self.failures()
@@ -183,10 +194,11 @@ def _fmt(v) -> str:
     return "–" if v is None else f"{v:.3f}"
 
 
-def failure_message(rec: RecordLike) -> str:
-    """``reason: why`` — what a CI annotation shows for a failing case."""
+def failure_message(rec: RecordLike, detail: str = "") -> str:
+    """``REASON: WHY`` — what a CI annotation shows for a failing case; without a grounding
+    ``why``, where to look (``detail``, :func:`explain`)."""
     reason = rec.get("reason") or "?"
-    why = rec.get("why") or ""
+    why = rec.get("why") or detail or ""
     if not why:
         return reason
     return why if why.startswith(f"{reason}:") else f"{reason}: {why}"
@@ -247,6 +259,12 @@ def render_text(res: CheckResult) -> str:
             + ", ".join(res.missing[:10])
             + (" …" if len(res.missing) > 10 else "")
         )
+    if res.errors:
+        out.append(
+            f"✗ NOT MEASURED  {len(res.errors)} case(s) ended in an error (the system gave no answer): "
+            + ", ".join(res.errors[:10])
+            + (" …" if len(res.errors) > 10 else "")
+        )
     reasons = res.summary.get("reasons") or {}
     if reasons:
         out.append("reasons: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
@@ -258,6 +276,10 @@ def render_text(res: CheckResult) -> str:
         parts.append(f"{len(res.stale)} stale label(s)")
     if res.missing:
         parts.append(f"{len(res.missing)} case(s) without a result")
+    if res.errors:
+        parts.append(f"{len(res.errors)} case(s) not measured (error)")
+    if res.not_run:
+        parts.append(f"{res.not_run} bar(s) not measured")
     out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
     return "\n".join(out) + "\n"
 
@@ -320,35 +342,67 @@ def _md_stale_and_missing(res: CheckResult) -> list[str]:
             ", ".join(f"`{_md(m)}`" for m in res.missing),
             "",
         ]
+    if res.errors:
+        out += [
+            f"### ❌ Cases not measured (the system gave no answer): {len(res.errors)}",
+            "",
+            ", ".join(f"`{_md(m)}`" for m in res.errors),
+            "",
+        ]
     return out
 
 
-def _md_failures(res: CheckResult) -> list[str]:
+def _md_failures(res: CheckResult, budget: int | None = None, limit: int | None = None) -> list[str]:
+    """The failing cases by reason, worst first; with ``budget`` (characters) as many as fit,
+    and a line saying how many were left out to stay under ``limit``."""
     failures = res.failures()
     if not failures:
         return ["No failing case.", ""]
     out = [f"### Failures by reason: {len(failures)}", ""]
     current = None
-    for r in failures:
+    counts: dict[str, int] = {}
+    for x in failures:
+        counts[x.get("reason") or ""] = counts.get(x.get("reason") or "", 0) + 1
+    used = sum(len(line) + 1 for line in out)
+    for shown, r in enumerate(failures):
+        rows = []
         if r.get("reason") != current:
             if current is not None:
-                out.append("")
-            current = r.get("reason")
-            count = sum(1 for x in failures if x.get("reason") == current)
-            out += [
-                f"#### {_md(current)} ({count})",
+                rows.append("")
+            rows += [
+                f"#### {_md(r.get('reason'))} ({counts[r.get('reason') or '']})",
                 "",
                 "| case | question | where to look |",
                 "|---|---|---|",
             ]
         why = res.details.get(r["id"]) or r.get("why") or ""
-        out.append(f"| `{_md(r['id'])}` | {_md(r.get('question') or '')} | {_md(why)} |")
+        rows.append(f"| `{_md(r['id'])}` | {_md(r.get('question') or '')} | {_md(why)} |")
+        cost = sum(len(line) + 1 for line in rows)
+        if budget is not None and used + cost > budget:
+            out += [
+                "",
+                f"… and {len(failures) - shown} more failing case(s) left out to keep this report under "
+                f"{limit or budget:,} characters (the JUnit report and the run file have them all).",
+            ]
+            break
+        out += rows
+        used += cost
+        current = r.get("reason")
     out.append("")
     return out
 
 
-def render_markdown(res: CheckResult) -> str:
-    return "\n".join(_md_head(res) + _md_numbers(res) + _md_stale_and_missing(res) + _md_failures(res))
+_MD_RESERVE = 400  # room kept for the line that says how many cases were left out
+
+
+def render_markdown(res: CheckResult, max_chars: int | None = None) -> str:
+    """The report as markdown; with ``max_chars`` the failing cases are cut (worst kept
+    first) so the whole stays under it (GitHub refuses a comment over 65,536)."""
+    top = _md_head(res) + _md_numbers(res) + _md_stale_and_missing(res)
+    if max_chars is None:
+        return "\n".join(top + _md_failures(res))
+    budget = max(0, max_chars - _MD_RESERVE - sum(len(line) + 1 for line in top))
+    return "\n".join(top + _md_failures(res, budget, max_chars))
 
 
 # ---------------------------------------------------------------- JUnit XML
@@ -416,11 +470,18 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
             ET.SubElement(tc, "skipped", message="unlabelled: no expected chunk yet")
             counts["skipped"] += 1
         elif reason == "error":
-            el = ET.SubElement(tc, "error", message=_x(failure_message(rec)), type="error")
+            el = ET.SubElement(
+                tc, "error", message=_x(failure_message(rec, res.details.get(rec["id"], ""))), type="error"
+            )
             el.text = _x(_case_details(rec, res.k, res.details.get(rec["id"], "")))
             counts["errors"] += 1
         else:
-            el = ET.SubElement(tc, "failure", message=_x(failure_message(rec)), type=_x(reason))
+            el = ET.SubElement(
+                tc,
+                "failure",
+                message=_x(failure_message(rec, res.details.get(rec["id"], ""))),
+                type=_x(reason),
+            )
             el.text = _x(_case_details(rec, res.k, res.details.get(rec["id"], "")))
             counts["failures"] += 1
     for key, v in counts.items():
@@ -465,6 +526,18 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
             tc, "failure", message=_x(f"{len(res.missing)} case(s) without a result"), type="incomplete"
         ).text = _x(", ".join(res.missing))
         g["failures"] += 1
+    if res.errors or res.not_run:
+        tc = ET.SubElement(
+            gate, "testcase", classname=f"ragtriage.{name}.gate", name="every case measured", time="0"
+        )
+        g["tests"] += 1
+        msg = (
+            f"{len(res.errors)} case(s) ended in an error"
+            if res.errors
+            else f"{res.not_run} bar(s) not measured: stale labels stopped the check"
+        )
+        ET.SubElement(tc, "failure", message=_x(msg), type="not-measured").text = _x(", ".join(res.errors))
+        g["failures"] += 1
     for key, v in g.items():
         gate.set(key, str(v))
     gate.set("time", "0")
@@ -479,14 +552,17 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
 
 
 def _judged_records(
-    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str]
+    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str], cases: Any = None
 ) -> tuple[list[CaseRecord], Summary, list[str]]:
-    """(the run's records for the test set's cases, in its order; the summary they give;
-    the case ids the run lacks). A run of another version of the test set is rescored."""
+    """(the run's records for the test set's cases — or the selected ``cases`` — in its
+    order; the summary they give; the case ids the run lacks). A run of another version of
+    the test set is rescored."""
     from .summary import summarize
 
+    selected = cases is not None
+    cases = doc.cases if cases is None else cases
     by_id = {r["id"]: r for r in run.cases}
-    ids = [c.id for c in doc.cases]
+    ids = [c.id for c in cases]
     missing = [cid for cid in ids if cid not in by_id]
     known = set(ids)
     extra = [cid for cid in by_id if cid not in known]
@@ -503,16 +579,22 @@ def _judged_records(
             "current cases (no new calls)"
         )
         look = chunk_text or (lambda _id: None)
-        records = [rescore(by_id[c.id], c, k, look, doc.settings) for c in doc.cases if c.id in by_id]
+        records = [rescore(by_id[c.id], c, k, look, doc.settings) for c in cases if c.id in by_id]
         summary = None
-    if extra:
+    if extra and selected:
+        summary = None  # cases of the run outside the selection: not judged here
+    elif extra:
         notes.append(
             f"{len(extra)} case(s) of the run are not in the test set any more: left out "
             f"({', '.join(extra[:5])}{' …' if len(extra) > 5 else ''})"
         )
         summary = None
     if summary is None or missing:
-        if run.summary is None and not changed:
+        if run.meta.get("merged"):
+            notes.append(
+                f"{len(run.meta['merged'])} shards judged as one run (summary computed from their cases)"
+            )
+        elif run.summary is None and not changed:
             notes.append("the run has no summary line (interrupted?): summary recomputed from its cases")
         summary = summarize(records, k)
     return records, summary, missing
@@ -551,6 +633,7 @@ def judge(
     run_label: str | None = None,
     chunk_text=None,
     stale_corpus: str | None = None,
+    cases=None,
 ) -> CheckResult:
     """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
 
@@ -560,7 +643,7 @@ def judge(
     and the summary recomputed, so the bars judge the test set as it is now."""
     k = run.meta.get("k") or doc.settings.k
     notes: list[str] = []
-    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes)
+    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes, cases)
     results = measure(bars, records, summary, k)
     deep = _depth_note(bars, records, k)
     if deep is not None:
@@ -582,4 +665,5 @@ def judge(
         details=details,
         meta=meta,
         stale_corpus=stale_corpus if stale else None,
+        errors=[r["id"] for r in records if r.get("reason") == "error"],
     )
