@@ -21,11 +21,16 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 import orjson
 
 from ..errors import InputError, Problem
 from . import CaseError, Context, coerce_result
+
+if TYPE_CHECKING:
+    from .executors import ProcessExecutor
+    from .ray_executor import RayExecutor
 
 
 class DaemonPool:
@@ -113,65 +118,81 @@ class SystemLoop:
             self.loop.call_soon_threadsafe(self.loop.stop)
 
 
-class PythonSystem:
-    def __init__(self, target: str, ctx: Context, workers: int = 8):
-        self.spec = f"python:{target}"
-        self.warnings: list = []
-        mod_name, sep, attr = target.rpartition(":")
-        if not sep or not mod_name or not attr:
-            raise InputError(
-                Problem(
-                    "--system", None, f"{self.spec}: expected python:MODULE:ATTR, e.g. python:my_rag:answer"
-                )
-            )
-        cwd = os.getcwd()
-        if cwd not in sys.path:
-            sys.path.insert(0, cwd)
+def load_callable(target: str):
+    """``(callable, is_async)`` named by ``MODULE:ATTR``; ValueError with a message for people.
+    The current directory is importable, as with ``python -m``."""
+    mod_name, sep, attr = target.rpartition(":")
+    if not sep or not mod_name or not attr:
+        raise ValueError(f"python:{target}: expected python:MODULE:ATTR, e.g. python:my_rag:answer")
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        obj = importlib.import_module(mod_name)
+    except BaseException as e:  # the user's import failed (or exited): say so, no traceback
+        raise ValueError(f"python:{target}: cannot import {mod_name!r}: {type(e).__name__}: {e}") from None
+    for part in attr.split("."):
         try:
-            obj = importlib.import_module(mod_name)
-        except Exception as e:  # the user's import failed: say so, no traceback
-            raise InputError(
-                Problem("--system", None, f"{self.spec}: cannot import {mod_name!r}: {type(e).__name__}: {e}")
-            ) from None
-        for part in attr.split("."):
-            try:
-                obj = getattr(obj, part)
-            except AttributeError:
-                raise InputError(
-                    Problem("--system", None, f"{self.spec}: {mod_name!r} has no attribute {attr!r}")
-                ) from None
-        if not callable(obj):
-            raise InputError(Problem("--system", None, f"{self.spec}: {attr!r} is not callable"))
-        self.func = obj
-        self.is_async = inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(
-            type(obj).__call__ if callable(obj) else None
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ValueError(f"python:{target}: {mod_name!r} has no attribute {attr!r}") from None
+    if not callable(obj):
+        raise ValueError(f"python:{target}: {attr!r} is not callable")
+    return obj, _is_async(obj)
+
+
+def _is_async(obj) -> bool:
+    return inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(
+        type(obj).__call__ if callable(obj) else None
+    )
+
+
+def checked(out, spec: str, max_body: int) -> bytes:
+    """A system's return value as the JSON of a §3 result; CaseError when it is not one, or
+    when it is larger than the answer limit of ``http:`` (``--max-response-mb``)."""
+    try:
+        res = coerce_result(out)
+        body = orjson.dumps(res)  # what the run file cannot hold is this case's error, not a crash later
+    except ValueError as e:
+        raise CaseError(f"bad result from {spec}: {e}") from None
+    except TypeError as e:  # orjson.JSONEncodeError: a lone surrogate, an int over 64 bits, an object
+        raise CaseError(f"bad result from {spec}: cannot be written as JSON ({e})") from None
+    if len(body) > max_body:
+        raise CaseError(
+            f"bad result from {spec}: {len(body) / (1 << 20):.1f} MB, over the {max_body / (1 << 20):g} MB "
+            "answer limit (--max-response-mb)"
         )
-        self.workers = max(1, workers)
+    return body
+
+
+class ThreadExecutor:
+    """Calls in this process: a sync callable on daemon threads, an async one on its own
+    loop (``--executor thread``, and the API's default)."""
+
+    name = "thread"
+
+    def __init__(self, func, spec: str):
+        self.func = func
+        self.spec = spec
+        self.is_async = _is_async(func)
         self._pool: DaemonPool | None = None
         self._loop: SystemLoop | None = None
 
-    def prepare(self) -> None:
-        pass
+    async def call(self, question: str, k: int) -> dict:
+        from .wire import max_body
 
-    async def ask(self, case, k: int) -> dict:
         if self.is_async:
             if self._loop is None:
                 self._loop = SystemLoop()
-            out = await asyncio.wrap_future(self._loop.submit(self._call_async(case.question, k)))
+            out = await asyncio.wrap_future(self._loop.submit(self._call_async(question, k)))
         else:
             if self._pool is None:  # as many threads as calls in flight (asyncio's default pool has ~6)
                 self._pool = DaemonPool("ragtriage-system")
-            out = await asyncio.wrap_future(self._pool.submit(self.func, case.question, k))
+            out = await asyncio.wrap_future(self._pool.submit(self.func, question, k))
             if inspect.isawaitable(out):
                 out = await out
-        try:
-            res = coerce_result(out)
-            orjson.dumps(res)  # what the run file cannot hold is this case's error, not a crash later
-        except ValueError as e:
-            raise CaseError(f"bad result from {self.spec}: {e}") from None
-        except TypeError as e:  # orjson.JSONEncodeError: a lone surrogate, an int over 64 bits, an object
-            raise CaseError(f"bad result from {self.spec}: cannot be written as JSON ({e})") from None
-        return res
+        checked(out, self.spec, max_body())
+        return coerce_result(out)
 
     async def _call_async(self, question: str, k: int):
         try:
@@ -183,9 +204,6 @@ class PythonSystem:
                 f"the system raised {type(e).__name__}: {e}"
             ) from None  # SystemExit: not the run's end
 
-    def estimate_tokens(self, case, k: int) -> int:
-        return 0
-
     async def aclose(self) -> None:
         if self._pool is not None:
             self._pool.shutdown()
@@ -193,3 +211,57 @@ class PythonSystem:
         if self._loop is not None:
             self._loop.stop()
             self._loop = None
+
+
+EXECUTORS = ("process", "thread", "ray")
+
+
+class PythonSystem:
+    """``python:MODULE:ATTR`` through one of the executors: ``thread`` (this process),
+    ``process`` (a worker process: a system that exits or crashes is that case's error)
+    or ``ray`` (Ray tasks on a local Ray or a cluster). ``func``: a callable given directly
+    (the API), always called in this process."""
+
+    def __init__(
+        self,
+        target: str,
+        ctx: Context,
+        workers: int = 8,
+        *,
+        executor: str = "thread",
+        ray_address: str | None = None,
+        func=None,
+    ):
+        self.spec = f"python:{target}"
+        self.warnings: list = []
+        self.workers = max(1, workers)
+        if executor not in EXECUTORS:
+            raise InputError(Problem("--executor", None, f"{executor!r}: one of {', '.join(EXECUTORS)}"))
+        if func is not None or executor == "thread":
+            if func is None:
+                try:
+                    func, _ = load_callable(target)
+                except ValueError as e:
+                    raise InputError(Problem("--system", None, str(e))) from None
+            self.func = func
+            self.executor: ThreadExecutor | ProcessExecutor | RayExecutor = ThreadExecutor(func, self.spec)
+        elif executor == "process":
+            from .executors import ProcessExecutor
+
+            self.executor = ProcessExecutor(target, self.spec)
+        else:
+            from .ray_executor import RayExecutor
+
+            self.executor = RayExecutor(target, self.spec, address=ray_address, concurrency=self.workers)
+
+    def prepare(self) -> None:
+        pass
+
+    async def ask(self, case, k: int) -> dict:
+        return await self.executor.call(case.question, k)
+
+    def estimate_tokens(self, case, k: int) -> int:
+        return 0
+
+    async def aclose(self) -> None:
+        await self.executor.aclose()
