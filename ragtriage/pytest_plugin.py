@@ -127,7 +127,7 @@ def _check(config):
 def _result(config):
     got = _decide(config)
     if isinstance(got, Exception):
-        raise _Failed("\n".join(str(p) for p in got.problems))
+        raise _Failed("\n".join(str(p) for p in getattr(got, "problems", [got])))
     return got
 
 
