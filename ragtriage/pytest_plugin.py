@@ -118,10 +118,10 @@ def _check(config):
             not_run=len(bars),
             notes=["labels are stale: the system was not asked"],
         )
-    run = evaluate(
+    made = evaluate(
         doc, config.getoption("ragtriage_system"), config.getoption("ragtriage_k"), executor="process"
     )
-    return judge(doc, run, bars, stale=stale)
+    return judge(doc, made, bars, stale=stale)
 
 
 def _result(config):
