@@ -33,11 +33,13 @@ EXAMPLES = {
         "  ragtriage run testsets/shop-es.yaml\n"
         "  ragtriage run testsets/shop-es.yaml --system results:answers.jsonl --k 5 --out run.jsonl\n"
         "  ragtriage run testsets/shop-es.yaml --system http://127.0.0.1:8000/ask --concurrency 16\n"
+        "  ragtriage run testsets/shop-es.yaml --by tag --repeat 3\n"
         "  OPENAI_API_KEY=... ragtriage run testsets/shop-es.yaml --system openai:http://127.0.0.1:8080/v1#llama3"
     ),
     "check": (
         "  ragtriage check testsets/shop-es.yaml --min hit@3=0.8 --min accuracy=0.7\n"
-        "  ragtriage check testsets/shop-es.yaml --run run.jsonl --junit report.xml --markdown $GITHUB_STEP_SUMMARY"
+        "  ragtriage check testsets/shop-es.yaml --run run.jsonl --junit report.xml --markdown $GITHUB_STEP_SUMMARY\n"
+        "  ragtriage check testsets/shop-es.yaml --min hit@3=0.85 --on lower --baseline base.jsonl --html report.html"
     ),
     "merge": (
         "  for i in 1 2 3 4; do ragtriage run ts.yaml --shard $i/4 --out shard-$i.jsonl; done\n"
@@ -45,9 +47,17 @@ EXAMPLES = {
     ),
     "stale": "  ragtriage stale testsets/docs.yaml --corpus new.chunks.jsonl\n  ragtriage stale testsets/docs.yaml --corpus new.chunks.jsonl --fix",
     "sweep": "  ragtriage sweep testsets/shop-es.yaml --k 1-4\n  ragtriage sweep testsets/shop-es.yaml --system results:r.jsonl --k 1,3,5 --threshold 0.2,0.5",
-    "diff": "  ragtriage diff runs/before.jsonl runs/after.jsonl\n  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md",
+    "diff": (
+        "  ragtriage diff runs/before.jsonl runs/after.jsonl\n"
+        "  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md\n"
+        "  ragtriage diff runs/before.jsonl runs/after.jsonl --metric pass --metric hit@5 --margin 0.02"
+    ),
     "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels",
     "import": "  ragtriage import goldens.json --format deepeval -o testsets/imported.yaml",
+    "report": (
+        "  ragtriage report runs/after.jsonl -o report.html\n"
+        "  ragtriage report runs/after.jsonl --baseline runs/before.jsonl --margin 0.02 -o report.html"
+    ),
     "judge": (
         "  ragtriage run testsets/shop-es.yaml --judge openai:http://127.0.0.1:8080/v1#qwen2.5 --out run.jsonl\n"
         "  ragtriage judge testsets/shop-es.yaml --run run.jsonl --json calibration.json"
@@ -168,6 +178,44 @@ def add_executor_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_comparison_options(p: argparse.ArgumentParser) -> None:
+    """How two runs are compared (evaluation.md, "Comparing two runs")."""
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        metavar="A",
+        help="one-sided level of the regression test, after Holm across the measures (default 0.05)",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        metavar="δ",
+        help="a regression must be worse than this (a rate, 0.02 = 2 points) to count; "
+        "also the non-inferiority margin (default 0)",
+    )
+    p.add_argument(
+        "--conservative",
+        action="store_true",
+        help="exact binomial McNemar instead of the mid-p (never more false alarms than α)",
+    )
+    p.add_argument(
+        "--cluster",
+        choices=("doc", "topic", "none"),
+        default="doc",
+        help="resample cases that share the gold's source document (default), their topic, or none",
+    )
+    p.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="M",
+        help="a measure to compare: pass (default), hit, hit@5, recall, mrr, precision, supported, "
+        "accuracy, coverage, unknown_abstention (repeatable; Holm across them)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="ragtriage",
@@ -205,6 +253,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--json", metavar="SUMMARY.json", help="write the summary as JSON")
     s.add_argument("--resume", action="store_true", help="continue an interrupted --out run file")
     s.add_argument("--quiet", action="store_true", help="no per-case table")
+    s.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        metavar="N",
+        help="ask every case N times (for systems that are not deterministic): pass share, flaky cases, noise floor",
+    )
+    s.add_argument(
+        "--by", choices=("tag", "topic"), default=None, help="also the summary per tag or per topic"
+    )
+    s.add_argument(
+        "--cluster",
+        choices=("doc", "topic", "none"),
+        default="doc",
+        help="intervals resample cases that share the gold's document (default), their topic, or none",
+    )
 
     s = _sub(subs, "check", "the CI gate: fail (exit 1) when a bar is missed or labels are stale")
     s.add_argument("testset", metavar="TESTSET")
@@ -249,6 +313,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="print a GitHub Actions ::error annotation per failing case and bar "
         "(default: on when GITHUB_ACTIONS=true)",
     )
+    s.add_argument("--html", metavar="PATH", help="the self-contained HTML report (as `ragtriage report`)")
+    s.add_argument(
+        "--on",
+        choices=("value", "lower"),
+        default="value",
+        help="hold each bar to the measured value (default) or to the lower bound of its 95 %% interval",
+    )
+    s.add_argument(
+        "--baseline",
+        metavar="RUN",
+        help="compare with this run case by case; a real regression fails the check (exit 1)",
+    )
+    add_comparison_options(s)
 
     s = _sub(subs, "stale", "find labels made stale by re-chunking; --fix applies the safe fixes")
     s.add_argument("testset", metavar="TESTSET")
@@ -283,9 +360,27 @@ def build_parser() -> argparse.ArgumentParser:
     s = _sub(subs, "diff", "compare two runs: fixed, regressed and changed cases, metric deltas")
     s.add_argument("run_a", metavar="RUN_A")
     s.add_argument("run_b", metavar="RUN_B")
-    s.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a case regressed")
+    s.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 on a real regression (a paired test, not noise); with --any-flip, when any case regressed",
+    )
+    s.add_argument(
+        "--any-flip",
+        action="store_true",
+        help="with --fail-on-regression: the old rule, exit 1 when a single case went from good to failing",
+    )
     s.add_argument("--markdown", metavar="PATH", help="write the diff as markdown")
     s.add_argument("--json", metavar="PATH", help="write the diff as JSON")
+    s.add_argument("--testset", metavar="TESTSET", help="test set for tags and documents (default: run B's)")
+    add_comparison_options(s)
+
+    s = _sub(subs, "report", "one self-contained HTML report of a run (and its comparison with a baseline)")
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("--baseline", metavar="RUN", help="compare with this run: flips, intervals, the verdict")
+    s.add_argument("--testset", metavar="TESTSET", help="test set (default: the one named in the run)")
+    s.add_argument("-o", "--output", required=True, metavar="PATH", help="the HTML file to write")
+    add_comparison_options(s)
 
     s = _sub(subs, "export", "write a test set in another tool's format")
     s.add_argument("testset", metavar="TESTSET")

@@ -10,6 +10,7 @@ from ..cli import Exit
 from ..core.document import TestSetDocument
 from ..core.errors import InputError, Problem
 from ..core.gate import collect_bars, judge
+from ..core.reports import write_report
 from ..core.runfile import read_run
 from ..core.schema import JUDGE_THRESHOLDS
 from .check_reports import Reports
@@ -49,7 +50,9 @@ def _make_run(args, doc, bars, sel):
         progress=sys.stderr.isatty(),
         judge=args.judge,
         judge_key_env=args.judge_key_env,
-        keep_ranking=deepest,  # every bar's k is measured on what is kept; the run file has all
+        # every bar's k is measured on what is kept, the run file has all; a comparison or the
+        # HTML report may look deeper: they keep the records whole
+        keep_ranking=None if args.baseline or args.html else deepest,
         selection=sel,
         executor=getattr(args, "executor", "process"),
         ray_address=getattr(args, "ray_address", None),
@@ -240,6 +243,33 @@ def _selection(args):
     return selection(args.ids, args.tag, args.shard)
 
 
+def _compare_with_baseline(args, doc, run, result) -> None:
+    """``--baseline RUN``: the paired comparison of the gated measures (Holm across them),
+    the baseline judged against the current test set like the run (no new call)."""
+    from ..core.comparison import between_runs
+    from ..core.outcomes import COMPARABLE
+    from .report_cmd import comparison_options, metrics_of, rescored_baseline
+
+    opts = comparison_options(args)
+    gated = [b.bar.metric for b in result.bars if b.bar.name in COMPARABLE]
+    metrics = metrics_of(args.metric, tuple(dict.fromkeys(gated)) or ("pass",))
+    base = read_run(args.baseline)
+    _print_warnings(base.warnings)
+    records = rescored_baseline(doc, base, result.notes)
+    result.comparison = between_runs(
+        records, base.meta, result.records, run.meta, doc=doc, metrics=metrics, options=opts
+    )
+
+
+def _write_html(args, doc, result) -> None:
+    from ..core import htmlreport
+
+    data = htmlreport.gather(
+        doc, result, cluster_by=args.cluster, comparison=result.comparison, baseline=args.baseline
+    )
+    write_report(args.html, htmlreport.render(data))
+
+
 def main(args) -> int:
     import gc
 
@@ -250,8 +280,14 @@ def main(args) -> int:
     # (PERFORMANCE-NOTES: 3.56 s against 1.59 s for a 100k run file).
     gc.disable()
     set_max_response_mb(args.max_response_mb)
-    outputs = {"--junit": args.junit, "--markdown": args.markdown, "--json": args.json, "--out": args.out}
-    guard_outputs(outputs, [args.testset, *args.run, system_file(args.system)])
+    outputs = {
+        "--junit": args.junit,
+        "--markdown": args.markdown,
+        "--json": args.json,
+        "--out": args.out,
+        "--html": args.html,
+    }
+    guard_outputs(outputs, [args.testset, *args.run, args.baseline, system_file(args.system)])
     report = Reports(args)
     try:
         return _check(args, report, outputs)
@@ -311,5 +347,12 @@ def _check(args, report, outputs) -> int:
     )
     if note:
         result.notes.append(note)
+    from ..core import gate_intervals
+
+    gate_intervals.attach(result, doc, cluster_by=args.cluster, on=args.on)
+    if args.baseline:
+        _compare_with_baseline(args, doc, run, result)
     report.write(result)
+    if args.html:
+        _write_html(args, doc, result)
     return Exit.OK if result.passed else Exit.FAILED

@@ -13,16 +13,50 @@ from ..core.runfile import read_run
 from .outputs import guard_outputs
 
 
+def _testset(args, b):
+    """The test set behind run B (for its tags and its corpus's documents), or None when
+    it cannot be found and was not named (the comparison then says it is unclustered)."""
+    from ..core.document import TestSetDocument
+    from ..core.errors import InputError
+    from ..core.runfile import resolve_testset
+
+    try:
+        path = resolve_testset(b.path, b.meta, args.testset)
+    except InputError:
+        if args.testset:
+            raise
+        return None
+    return TestSetDocument.load(path)
+
+
+def _comparison(args, a, b):
+    from ..core.comparison import between_runs
+    from .report_cmd import comparison_options, metrics_of
+
+    opts = comparison_options(args)
+    return between_runs(
+        a.cases, a.meta, b.cases, b.meta, doc=_testset(args, b), metrics=metrics_of(args.metric), options=opts
+    )
+
+
 def main(args) -> int:
+    from ..core.comparison_text import render_markdown as comparison_markdown
+    from ..core.comparison_text import render_text as comparison_text
+    from ..core.stats import REGRESSION
+
     guard_outputs({"--markdown": args.markdown, "--json": args.json}, [args.run_a, args.run_b])
     a = read_run(args.run_a)
     b = read_run(args.run_b)
     d = diff_runs(a, b)
+    rc = _comparison(args, a, b)
     sys.stdout.write(render_text(d))
+    sys.stdout.write("\n" + comparison_text(rc))
     if args.markdown:
-        write_report(args.markdown, render_markdown(d))
+        write_report(args.markdown, render_markdown(d) + "\n" + comparison_markdown(rc))
     if args.json:
-        write_report(args.json, orjson.dumps(d.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
-    if args.fail_on_regression and d.regressed:
-        return Exit.FAILED
+        out = d.to_dict() | {"comparison": rc.to_dict()}
+        write_report(args.json, orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
+    if args.fail_on_regression:
+        failed = bool(d.regressed) if args.any_flip else rc.verdict == REGRESSION
+        return Exit.FAILED if failed else Exit.OK
     return Exit.OK

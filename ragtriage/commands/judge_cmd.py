@@ -30,8 +30,10 @@ def languages(doc) -> dict[str, str]:
     return out
 
 
-def _kappa(v: float | None) -> str:
-    return "—" if v is None else f"{v:.2f}"
+def _kappa(a: dict[str, Any]) -> str:
+    from ..core.judge import kappa_text
+
+    return "—" if a["kappa"] is None else kappa_text(a)
 
 
 def _rows(report: dict[str, Any]) -> list[list[str]]:
@@ -39,13 +41,26 @@ def _rows(report: dict[str, Any]) -> list[list[str]]:
     for q, label in QUESTIONS:
         a = report[q]
         (yy, yn), (ny, nn) = a["confusion"]
-        rows.append(
-            [label, str(a["n"]), num(a["agreement"]), _kappa(a["kappa"]), str(yy), str(yn), str(ny), str(nn)]
-        )
+        rows.append([label, str(a["n"]), num(a["agreement"]), _kappa(a), str(yy), str(yn), str(ny), str(nn)])
     return rows
 
 
-HEADERS = ["", "n", "agreement", "κ", "yes/yes", "yes/no", "no/yes", "no/no"]
+HEADERS = ["", "n", "agreement", "κ [95 %]", "yes/yes", "yes/no", "no/yes", "no/no"]
+
+
+def corrected_text(corrected: dict[str, Any]) -> list[str]:
+    """The judge's rates corrected by the grades (prediction-powered inference)."""
+    out = []
+    for q, est in corrected.items():
+        if est is None:
+            out.append(f"judge_{q} corrected by the grades: — (needs 2 or more graded answers)")
+            continue
+        iv = est.interval
+        out.append(
+            f"judge_{q} corrected by the grades: {num(est.estimate)} [{iv.lo:.3f}, {iv.hi:.3f}] "
+            f"(the judge alone says {num(est.judge_rate)}; {est.graded} graded, {est.unlabelled} judged only; {iv.method})"
+        )
+    return out
 
 
 def render(report: dict[str, Any], head: str, min_kappa: float, min_grades: int) -> str:
@@ -55,21 +70,24 @@ def render(report: dict[str, Any], head: str, min_kappa: float, min_grades: int)
     for lang, rep in (report.get("by_language") or {}).items():
         out += ["", f"language {lang}:", table(HEADERS, _rows(rep), right=right)]
     out.append("")
+    from ..core.judge import proven
+
     for q in ("supported", "correct"):
         a = report[q]
-        ok = a["kappa"] is not None and a["kappa"] + 1e-9 >= min_kappa and a["n"] >= min_grades
-        verdict = "allowed" if ok else "refused"
+        verdict = "allowed" if proven(a, min_kappa, min_grades) else "refused"
         out.append(
-            f"a CI bar on judge_{q}: {verdict} (κ {_kappa(a['kappa'])} on {a['n']} graded; "
-            f"needs κ ≥ {min_kappa:g} on ≥ {min_grades})"
+            f"a CI bar on judge_{q}: {verdict} (κ {_kappa(a)} on {a['n']} graded; "
+            f"needs the lower bound ≥ {min_kappa:g} on ≥ {min_grades})"
         )
+    if report.get("corrected"):
+        out += ["", *corrected_text(report["corrected"])]
     return "\n".join(out)
 
 
 def main(args) -> int:
     from ..core.document import TestSetDocument
     from ..core.gate import check_writable, write_report
-    from ..core.judge import calibrate, grades_path, latest, read_grades, thresholds
+    from ..core.judge import calibrate, corrected_rates, grades_path, latest, read_grades, thresholds
     from ..core.runfile import read_run
 
     if args.json:
@@ -91,15 +109,19 @@ def main(args) -> int:
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     langs = languages(doc)
-    report = calibrate(run.cases, latest(grades), langs)
+    table = latest(grades)
+    report = calibrate(run.cases, table, langs)
+    report["corrected"] = corrected_rates(run.cases, table)
     min_kappa, min_grades = thresholds(doc.settings.gates, doc.settings)
     head = f"{doc.path} · judge {run.meta.get('judge', '?')} · {len(grades)} grade line(s) in " + ", ".join(
         str(f) for f in files
     )
     print(render(report, head, min_kappa, min_grades))
     if args.json:
+        plain = dict(report)
+        plain["corrected"] = {q: (None if e is None else e.to_dict()) for q, e in report["corrected"].items()}
         write_report(
-            args.json, orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+            args.json, orjson.dumps(plain, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
         )
         print(f"report: {args.json}")
     return 0

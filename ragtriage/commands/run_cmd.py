@@ -87,31 +87,49 @@ def yes_no(v) -> str:
     return "✓ yes" if v else "✗ no"
 
 
-def summary_text(s: Summary, meta: RunMeta) -> str:
+def _iv(intervals: dict | None, name: str) -> str:
+    iv = (intervals or {}).get(name)
+    return "" if iv is None else f"[{iv.lo:.3f}, {iv.hi:.3f}]"
+
+
+def summary_text(s: Summary, meta: RunMeta, intervals: dict | None = None) -> str:
+    """The summary table; ``intervals`` (metric -> 95 % interval) adds their column."""
     k = s["k"]
     ans = s["answerable"]
     found = "" if s["hit"] is None else f"  {round(s['hit'] * ans)}/{ans} answerable"
     rows = [
-        [f"found (hit@{k})", num(s["hit"]), found.strip()],
-        [f"recall@{k}", num(s["recall"]), ""],
-        [f"mrr@{k}", num(s["mrr"]), ""],
-        [f"precision@{k}", num(s["precision"]), ""],
-        ["supported", num(s["supported"]), "abstentions count as supported"],
-        ["faithfulness", num(s["faithfulness"]), f"of {s['answered']} answered"],
-        ["correct (accuracy)", num(s["accuracy"]), ""],
-        ["coverage", num(s["coverage"]), "answered / all"],
-        ["unknown abstention", num(s["unknown_abstention"]), "unanswerable cases that declined"],
-        ["prompt tokens", "—" if s["tokens"] is None else str(s["tokens"]), ""],
+        [f"found (hit@{k})", num(s["hit"]), _iv(intervals, "hit"), found.strip()],
+        [f"recall@{k}", num(s["recall"]), _iv(intervals, "recall"), ""],
+        [f"mrr@{k}", num(s["mrr"]), _iv(intervals, "mrr"), ""],
+        [f"precision@{k}", num(s["precision"]), _iv(intervals, "precision"), ""],
+        ["supported", num(s["supported"]), _iv(intervals, "supported"), "abstentions count as supported"],
+        [
+            "faithfulness",
+            num(s["faithfulness"]),
+            _iv(intervals, "faithfulness"),
+            f"of {s['answered']} answered",
+        ],
+        ["correct (accuracy)", num(s["accuracy"]), _iv(intervals, "accuracy"), ""],
+        ["coverage", num(s["coverage"]), _iv(intervals, "coverage"), "answered / all"],
+        [
+            "unknown abstention",
+            num(s["unknown_abstention"]),
+            _iv(intervals, "unknown_abstention"),
+            "unanswerable cases that declined",
+        ],
+        ["prompt tokens", "—" if s["tokens"] is None else str(s["tokens"]), "", ""],
     ]
+    heads = ["metric", "value", "95 % interval", ""]
+    if not intervals:
+        rows = [r[:2] + r[3:] for r in rows]
+        heads = ["metric", "value", ""]
     head = (
         f"{meta.get('testset')} · {meta.get('system')} · k={k} · {s['n']} cases"
         + (f" · {s['errors']} errors" if s["errors"] else "")
         + (f" · {s['unlabelled']} unlabelled" if s["unlabelled"] else "")
     )
     reasons = " · ".join(f"{r} {c}" for r, c in s["reasons"].items()) or "—"
-    return (
-        visible(head) + "\n\n" + table(["metric", "value", ""], rows, right={1}) + "\n\nreasons: " + reasons
-    )
+    return visible(head) + "\n\n" + table(heads, rows, right={1}) + "\n\nreasons: " + reasons
 
 
 def explain(c: CaseRecord, k: int | None = None) -> str:
@@ -274,6 +292,9 @@ def main(args) -> int:
         return Exit.OK
     if args.resume and not args.out:
         raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
+    from .run_stats import check_repeat
+
+    check_repeat(args)
     out = Path(args.out) if args.out else default_out(args.testset)
     if args.json:
         jp = Path(args.json)
@@ -294,7 +315,8 @@ def main(args) -> int:
         progress=progress,
         retain=held,
         exclusive=not args.out,  # a default name is never shared by two runs started at once
-        keep_ranking=args.k or doc.settings.k,  # the table shows the top k; the file has the rest
+        # the table shows the top k, the file has the rest (repeats rewrite the file from the records)
+        keep_ranking=None if args.repeat > 1 else args.k or doc.settings.k,
         selection=sel,
         executor=args.executor,
         ray_address=args.ray_address,
@@ -315,7 +337,24 @@ def main(args) -> int:
             file=sys.stderr,
         )
         return Exit.TERMINATED if how == "SIGTERM" else Exit.INTERRUPTED
-    print(summary_text(run.summary, run.meta))
+    second = None
+    if args.repeat > 1:
+        from .run_stats import repeat_run
+
+        again = dict(run_options(args), selection=sel, executor=args.executor, ray_address=args.ray_address)
+        run, second = repeat_run(args, doc, run, out, evaluate, again)
+        if run.interrupted:
+            return Exit.INTERRUPTED
+    from .run_stats import intervals_of, repeats_text, slices_text
+
+    intervals, labels, how = intervals_of(doc, run.cases, args.cluster)
+    print(summary_text(run.summary, run.meta, intervals))
+    print(f"(95 % intervals: {how})")
+    if second is not None:
+        print(repeats_text(run, second, labels))
+    if args.by:
+        text, _ = slices_text(doc, run.cases, args.by, labels)
+        print("\n" + text)
     if "judge_calls" in run.summary:
         print(judge_text(run.summary, run.cases))
     if not args.quiet:
@@ -328,6 +367,6 @@ def main(args) -> int:
         write_report(
             args.json,
             orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode(),
-        )  # atomic: never a half-written summary
+        )  # atomic: never a half-written summary (formats.md §5 exactly: intervals are in check --json)
         print(f"summary: {args.json}")
     return Exit.OK

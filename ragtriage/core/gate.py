@@ -38,13 +38,23 @@ class BarResult:
     bar: Bar
     value: float | None  # None: nothing to measure (its denominator is empty)
     k: int  # the cut-off the value was measured at
+    interval: Any = None  # the value's 95 % interval (a stats.Interval), when known
+    on: str = "value"  # "lower": the bar holds the interval's lower bound (check --on lower)
+
+    @property
+    def judged(self) -> float | None:
+        """What is held to the bar: the value, or its interval's lower bound with ``--on lower``."""
+        if self.on == "lower":
+            return None if self.interval is None or self.value is None else self.interval.lo
+        return self.value
 
     @property
     def passed(self) -> bool:
-        return self.value is not None and self.value + 1e-9 >= self.bar.minimum
+        v = self.judged
+        return v is not None and v + 1e-9 >= self.bar.minimum
 
     def to_dict(self) -> dict:
-        return {
+        out = {
             "metric": self.bar.metric,
             "value": self.value,
             "min": self.bar.minimum,
@@ -52,6 +62,11 @@ class BarResult:
             "passed": self.passed,
             "source": self.bar.source,
         }
+        if self.interval is not None:
+            out["interval"] = self.interval.to_dict()
+        if self.on == "lower":
+            out["on"] = "lower"
+        return out
 
 
 def parse_min(spec: str) -> tuple[str, float]:
@@ -138,21 +153,33 @@ class CheckResult:
     stale_corpus: str | None = None  # the chunks file the labels were checked against
     errors: list[str] = field(default_factory=list)  # cases the system gave no answer for (reason error)
     not_run: int = 0  # bars left unmeasured: stale labels stopped the check before the system was asked
+    intervals: dict[str, Any] = field(default_factory=dict)  # summary rate -> its 95 % interval
+    slices: dict[str, list] = field(default_factory=dict)  # "tag" / "topic" -> rates.Slice list
+    comparison: Any = None  # the paired comparison with --baseline (comparison.RunComparison)
 
     @property
     def failed_bars(self) -> list[BarResult]:
         return [b for b in self.bars if not b.passed]
 
     @property
+    def regressed(self) -> bool:
+        """A real regression against the baseline (evaluation.md, "Comparing two runs")."""
+        from .stats import REGRESSION
+
+        return self.comparison is not None and self.comparison.verdict == REGRESSION
+
+    @property
     def passed(self) -> bool:
-        """Every bar held, no label stale, and every case of the test set (or of the selected
-        shard) measured: a check never passes on fewer (cli.md)."""
+        """Every bar held, no label stale, no real regression against the baseline, and every
+        case of the test set (or of the selected shard) measured: a check never passes on
+        fewer (cli.md)."""
         return (
             not self.failed_bars
             and not self.stale
             and not self.missing
             and not self.errors
             and not self.not_run
+            and not self.regressed
         )
 
     def failures(self) -> list[CaseRecord]:
@@ -173,6 +200,9 @@ class CheckResult:
             "missing": list(self.missing),
             "errors": list(self.errors),
             "summary": self.summary,
+            "intervals": {m: iv.to_dict() for m, iv in self.intervals.items()},
+            "slices": {by: [x.to_dict() for x in got] for by, got in self.slices.items()},
+            "comparison": None if self.comparison is None else self.comparison.to_dict(),
             "failures": [
                 {"id": r["id"], "reason": r.get("reason"), "why": r.get("why") or ""} for r in self.failures()
             ],
@@ -192,6 +222,11 @@ def _stale_fields(e) -> dict:
 
 def _fmt(v) -> str:
     return "–" if v is None else f"{v:.3f}"
+
+
+def _iv(iv) -> str:
+    """`` [0.359, 1.000]`` after a value, or nothing."""
+    return "" if iv is None else f" [{iv.lo:.3f}, {iv.hi:.3f}]"
 
 
 def failure_message(rec: RecordLike, detail: str = "") -> str:
@@ -242,8 +277,10 @@ def render_text(res: CheckResult) -> str:
         for b in res.bars:
             mark = "✓ pass" if b.passed else "✗ FAIL"
             value = _fmt(b.value) if b.value is not None else "– (nothing to measure)"
+            held = " on the lower bound" if b.on == "lower" else ""
             out.append(
-                f"{mark}  {b.bar.metric:<{w}}  {value:>6}  (bar {b.bar.minimum:g}, from {b.bar.source})"
+                f"{mark}  {b.bar.metric:<{w}}  {value:>6}{_iv(b.interval)}  "
+                f"(bar {b.bar.minimum:g}{held}, from {b.bar.source})"
             )
     else:
         out.append("no bars: set `gates:` in the test set or pass --min METRIC=VALUE")
@@ -268,8 +305,14 @@ def render_text(res: CheckResult) -> str:
     reasons = res.summary.get("reasons") or {}
     if reasons:
         out.append("reasons: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
+    if res.comparison is not None:
+        from .comparison_text import render_text as comparison_text
+
+        out.append(comparison_text(res.comparison).rstrip("\n"))
     verdict = "passed" if res.passed else "FAILED"
     parts = []
+    if res.regressed:
+        parts.append("a real regression against the baseline")
     if res.failed_bars:
         parts.append(f"{len(res.failed_bars)} of {len(res.bars)} bars missed")
     if res.stale:
@@ -310,14 +353,40 @@ def _md_head(res: CheckResult) -> list[str]:
 def _md_numbers(res: CheckResult) -> list[str]:
     out = []
     if res.bars:
-        out += ["| bar | value | minimum | result |", "|---|---:|---:|---|"]
+        with_iv = any(b.interval is not None for b in res.bars)
+        if with_iv:
+            out += ["| bar | value | 95 % interval | minimum | result |", "|---|---:|---|---:|---|"]
+        else:
+            out += ["| bar | value | minimum | result |", "|---|---:|---:|---|"]
         for b in res.bars:
             result = "✅ pass" if b.passed else "❌ fail"
-            out.append(f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} | {b.bar.minimum:g} | {result} |")
+            held = " (lower bound)" if b.on == "lower" else ""
+            iv = f" {_iv(b.interval).strip()} |" if with_iv else ""
+            out.append(
+                f"| `{_md(b.bar.metric)}` | {_fmt(b.value)} |{iv} {b.bar.minimum:g}{held} | {result} |"
+            )
         out.append("")
-    out += ["| metric | value |", "|---|---:|"]
-    out += [f"| {name} | {_fmt(res.summary.get(name))} |" for name in _MD_METRICS if name in res.summary]
+    if res.intervals:
+        out += ["| metric | value | 95 % interval |", "|---|---:|---|"]
+        out += [
+            f"| {name} | {_fmt(res.summary.get(name))} | {_iv(res.intervals.get(name)).strip()} |"
+            for name in _MD_METRICS
+            if name in res.summary
+        ]
+    else:
+        out += ["| metric | value |", "|---|---:|"]
+        out += [f"| {name} | {_fmt(res.summary.get(name))} |" for name in _MD_METRICS if name in res.summary]
     out.append("")
+    for by, got in res.slices.items():
+        out += [f"| {by} | n | pass | 95 % interval |", "|---|---:|---:|---|"]
+        for x in got:
+            iv = x.intervals.get("pass")
+            out.append(f"| {_md(x.name)} | {x.n} | {_fmt(x.rates.get('pass'))} | {_iv(iv).strip()} |")
+        out.append("")
+    if res.comparison is not None:
+        from .comparison_text import render_markdown as comparison_markdown
+
+        out.append(comparison_markdown(res.comparison))
     return out
 
 
@@ -517,6 +586,17 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
             tc, "failure", message=_x(f"{len(res.stale)} stale label(s); run `ragtriage stale`"), type="stale"
         ).text = _x("\n".join(lines))
         g["failures"] += 1
+    if res.comparison is not None:
+        from .comparison_text import verdict_line
+
+        tc = ET.SubElement(
+            gate, "testcase", classname=f"ragtriage.{name}.gate", name="no real regression", time="0"
+        )
+        g["tests"] += 1
+        if res.regressed:
+            said = verdict_line(res.comparison)
+            ET.SubElement(tc, "failure", message=_x(said), type="regression").text = _x(said)
+            g["failures"] += 1
     if res.missing:
         tc = ET.SubElement(
             gate, "testcase", classname=f"ragtriage.{name}.gate", name="run is complete", time="0"
@@ -579,121 +659,6 @@ def xml_text(root: ET.Element) -> str:
 
 
 # ---------------------------------------------------------------- judging a run
+# (in .judging, which needs the types above; imported here so `gate.judge` stays the API)
 
-
-def _judged_records(
-    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str], cases: Any = None
-) -> tuple[list[CaseRecord], Summary, list[str]]:
-    """(the run's records for the test set's cases — or the selected ``cases`` — in its
-    order; the summary they give; the case ids the run lacks). A run of another version of
-    the test set is rescored."""
-    from .summary import summarize
-
-    selected = cases is not None
-    cases = doc.cases if cases is None else cases
-    by_id = {r["id"]: r for r in run.cases}
-    ids = [c.id for c in cases]
-    missing = [cid for cid in ids if cid not in by_id]
-    known = set(ids)
-    extra = [cid for cid in by_id if cid not in known]
-    run_hash = run.meta.get("testset_hash")
-    doc_hash = getattr(doc, "content_hash", None)
-    changed = bool(run_hash and doc_hash and run_hash != doc_hash)
-    summary = run.summary
-    records = [by_id[cid] for cid in ids if cid in by_id]
-    if changed:
-        from .scoring import rescore
-
-        notes.append(
-            "the test set changed since this run was made: its answers were rescored against the "
-            "current cases (no new calls)"
-        )
-        look = chunk_text or (lambda _id: None)
-        records = [rescore(by_id[c.id], c, k, look, doc.settings) for c in cases if c.id in by_id]
-        summary = None
-    if extra and selected:
-        summary = None  # cases of the run outside the selection: not judged here
-    elif extra:
-        notes.append(
-            f"{len(extra)} case(s) of the run are not in the test set any more: left out "
-            f"({', '.join(extra[:5])}{' …' if len(extra) > 5 else ''})"
-        )
-        summary = None
-    if summary is None or missing:
-        if run.meta.get("merged"):
-            notes.append(
-                f"{len(run.meta['merged'])} shards judged as one run (summary computed from their cases)"
-            )
-        elif run.summary is None and not changed:
-            notes.append("the run has no summary line (interrupted?): summary recomputed from its cases")
-        summary = summarize(records, k)
-    return records, summary, missing
-
-
-def _depth_note(bars: list[Bar], records: list[CaseRecord], k: int) -> str | None:
-    """A note when a bar's k is deeper than the stored rankings reach."""
-    deep = [(b, b.k) for b in bars if b.k is not None and b.k > k]
-    if not deep:
-        return None
-    depth = max((len(r.get("ranking") or ()) for r in records), default=0)
-    if depth >= max(bk for _, bk in deep):
-        return None
-    return (
-        f"{', '.join(b.metric for b, _ in deep)}: above the run's k = {k}, measured on the stored "
-        f"rankings, which are at most {depth} deep (a chunk the system did not return counts as "
-        "not found)"
-    )
-
-
-def _case_lines(doc) -> dict[str, int]:
-    """Every case's line in one pass over the text (``case_line`` per case walked every
-    earlier case: 10k cases took 34 s, 50k six minutes)."""
-    try:
-        return dict(doc.case_lines())
-    except Exception:  # a document without line info still gets a report
-        return {}
-
-
-def judge(
-    doc,
-    run,
-    bars: list[Bar],
-    *,
-    stale=(),
-    run_label: str | None = None,
-    chunk_text=None,
-    stale_corpus: str | None = None,
-    cases=None,
-) -> CheckResult:
-    """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
-
-    When the run was made on another version of the test set (the meta hash
-    differs), its stored answers are rescored against the current cases (no
-    system call; ``chunk_text`` looks chunk texts up for the grounding check)
-    and the summary recomputed, so the bars judge the test set as it is now."""
-    k = run.meta.get("k") or doc.settings.k
-    notes: list[str] = []
-    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes, cases)
-    results = measure(bars, records, summary, k)
-    deep = _depth_note(bars, records, k)
-    if deep is not None:
-        notes.append(deep)
-    cases = {c.id: c for c in doc.cases}
-    details = {r["id"]: explain(r, cases.get(r["id"]), k) for r in records if r.get("reason") not in PASSING}
-    meta = {key: v for key, v in run.meta.items() if key != "type"}
-    return CheckResult(
-        testset=str(doc.path),
-        run=run_label,
-        k=k,
-        records=records,
-        summary=summary,
-        bars=results,
-        stale=list(stale),
-        missing=missing,
-        notes=notes,
-        case_lines=_case_lines(doc),
-        details=details,
-        meta=meta,
-        stale_corpus=stale_corpus if stale else None,
-        errors=[r["id"] for r in records if r.get("reason") == "error"],
-    )
+from .judging import _case_lines, _depth_note, _judged_records, judge  # noqa: E402, F401

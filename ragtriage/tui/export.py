@@ -117,6 +117,9 @@ def _report(doc: Any, kind: str, path: Path, run_path: Path | None, corpus: Any)
     stale, notes = _stale(doc, corpus)
     result = judge(doc, run, bars, stale=stale, run_label=str(run_path), chunk_text=chunk_text)
     result.notes += notes
+    from ..core import gate_intervals
+
+    gate_intervals.attach(result, doc)  # the intervals `ragtriage check` gives every rate and bar
     if kind == "junit":
         text = render_junit(result, testset_path=str(doc.path))
     elif kind == "markdown":

@@ -4,6 +4,7 @@ exit codes 0/1/2, JUnit validated by parsing, markdown for the step summary, JSO
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 
@@ -79,7 +80,7 @@ def test_bars_at_any_k_from_the_stored_ranking(cli, tmp_path):
     assert bars["hit@5"]["value"] == pytest.approx(6 / 7) and bars["hit@5"]["k"] == 5
     r = cli("check", ts, "--run", run, "--min", "hit@5=0.86")
     assert r.returncode == 1
-    assert "✗ FAIL  hit@5   0.857  (bar 0.86, from --min)" in r.stdout
+    assert "✗ FAIL  hit@5   0.857 [0.487, 0.974]  (bar 0.86, from --min)" in r.stdout  # Wilson of 6 in 7
     r = cli("check", ts, "--run", run, "--min", "hit@6=1", "--min", "accuracy=0.375")
     assert r.returncode == 0, r.stdout  # garantía (expect: all) is complete at 6; 3 of 8 answers are correct
 
@@ -169,7 +170,8 @@ def test_markdown_goes_to_the_github_step_summary(cli, tmp_path):
     assert r.returncode == 0
     md = summary.read_text(encoding="utf-8")
     assert md.startswith("## tests\n## ✅ ragtriage check passed")
-    assert "| `hit@3` | 0.571 | 0.5 | ✅ pass |" in md
+    assert re.search(r"\| `hit@3` \| 0\.571 \| \[0\.\d{3}, 0\.\d{3}\] \| 0\.5 \| ✅ pass \|", md)
+    assert "| metric | value | 95 % interval |" in md
     assert "#### retrieval-miss (3)" in md  # plazo-entrega, reembolso and garantía ranked below 3
     assert "| `plazo-entrega` |" in md and "entrega-2 not in the top 3 (rank 5)" in md
 

@@ -28,11 +28,63 @@ def test_diff_prints_changes_and_exits_0(cli, tmp_path):
     assert "Fixed (was failing, now good): 1" in r.stdout
 
 
-def test_fail_on_regression(cli, tmp_path):
+def test_one_flip_is_noise_unless_any_flip_is_asked(cli, tmp_path):
     a, b = _pair(tmp_path)
-    assert cli("diff", a, b, "--fail-on-regression").returncode == 1
+    r = cli("diff", a, b, "--fail-on-regression")
+    assert r.returncode == 0, r.stdout  # 1 ↓ / 1 ↑ on two cases: no evidence of anything
+    assert "verdict: inconclusive" in r.stdout and "too few cases to detect a change of any size" in r.stdout
+    assert cli("diff", a, b, "--fail-on-regression", "--any-flip").returncode == 1  # the old rule
     a, b = _pair(tmp_path, regress=False)
-    assert cli("diff", a, b, "--fail-on-regression").returncode == 0
+    assert cli("diff", a, b, "--fail-on-regression", "--any-flip").returncode == 0
+
+
+def _many(tmp_path, worse: int, better: int, n: int = 200):
+    good, bad = "supported-correct", "wrong-answer"
+    a = [(f"q{i}", good if i < 159 else bad) for i in range(n)]
+    b = [(cid, r) for cid, r in a]
+    for i in range(worse):
+        b[i] = (b[i][0], bad)
+    for i in range(better):
+        b[159 + i] = (b[159 + i][0], good)
+    meta = {"system": "builtin"}
+    return write_run(tmp_path / "a.jsonl", a, meta=meta), write_run(tmp_path / "b.jsonl", b, meta=meta)
+
+
+def test_fail_on_regression_fails_on_the_worked_real_regression(cli, tmp_path):
+    a, b = _many(tmp_path, worse=9, better=2)  # 150 / 9 / 2 / 39
+    r = cli("diff", a, b, "--fail-on-regression", "--cluster", "none")
+    assert r.returncode == 1, r.stdout
+    assert "verdict: a real regression — pass −3.5 pp [−7.1, −0.1], one-sided p 0.019 < α 0.05" in r.stdout
+    assert cli("diff", a, b, "--fail-on-regression", "--margin", "0.05").returncode == 0
+    assert cli("diff", a, b, "--fail-on-regression", "--alpha", "0.01").returncode == 0
+    js = tmp_path / "d.json"
+    assert cli("diff", a, b, "--json", js).returncode == 0
+    comp = json.loads(js.read_text(encoding="utf-8"))["comparison"]
+    assert comp["verdict"] == "a real regression" and comp["metrics"][0]["flips"]["worse"] == 9
+
+
+def test_four_flips_and_conservative(cli, tmp_path):
+    a, b = _many(tmp_path, worse=4, better=0)
+    assert cli("diff", a, b, "--fail-on-regression").returncode == 1  # mid-p 0.031
+    r = cli("diff", a, b, "--fail-on-regression", "--conservative")
+    assert r.returncode == 0 and "exact McNemar" in r.stdout  # exact 0.063
+
+
+def test_bad_comparison_options_are_exit_2(cli, tmp_path):
+    a, b = _pair(tmp_path)
+    r = cli("diff", a, b, "--alpha", "1.5")
+    assert r.returncode == 2 and "--alpha" in r.stderr
+    r = cli("diff", a, b, "--metric", "faithfulness")
+    assert r.returncode == 2 and "--metric" in r.stderr
+    r = cli("diff", a, b, "--metric", "hitt")
+    assert r.returncode == 2 and "did you mean 'hit'" in r.stderr
+
+
+def test_a_a_diff_prints_the_noise_floor(cli, tmp_path):
+    a, b = _many(tmp_path, worse=3, better=4)
+    r = cli("diff", a, b)
+    assert "A/A: the same system on the same test set" in r.stdout
+    assert "changes below 3.3 pp cannot be told from it" in r.stdout  # 7 flips in 200
 
 
 def test_markdown_and_json_outputs(cli, tmp_path):

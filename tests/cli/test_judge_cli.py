@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import orjson
 import pytest
@@ -96,9 +97,15 @@ def test_judge_report_and_json(tmp_path, model, capsys):
     assert cli.main(["judge", ts, "--run", str(out), "--json", str(jp)]) == 0
     text = capsys.readouterr().out
     rep = json.loads(jp.read_text())
-    assert set(rep) == {"supported", "correct", "grounding"}
+    assert set(rep) == {"supported", "correct", "grounding", "corrected"}
     sup = rep["supported"]
     assert sup["n"] == 5 and sup["agreement"] == 1.0
+    assert sup["kappa_interval"]["hi"] == 1.0 and sup["kappa_interval"]["lo"] < 0.6  # 5 of 5: not a certainty
+    # every judged answer is graded: the corrected rate is the grades' own, with an interval
+    cor = rep["corrected"]["supported"]
+    assert cor["graded"] == 5 and cor["unlabelled"] == 0 and cor["estimate"] == pytest.approx(0.8)
+    assert cor["interval"]["lo"] < 0.8 < cor["interval"]["hi"]
+    assert "judge_supported corrected by the grades: 0.800 [" in text
     assert sup["confusion"][0][1] == sup["confusion"][1][0] == 0
     # the grounding check said supported for every answer; the grades say one is not
     assert rep["grounding"]["confusion"] == [[4, 1], [0, 0]]
@@ -123,14 +130,25 @@ def test_ci_bar_on_judge_refused_then_allowed(tmp_path, model, capsys):
     # no grades yet: refused, with κ and n in the message
     assert cli.main(["check", ts, "--run", str(out), "--min", "judge_supported=0.5"]) == 2
     err = capsys.readouterr().err
-    assert "judge_supported: refused" in err and "unknown on 0 graded" in err and "κ ≥ 0.6 on ≥ 5" in err
+    assert "judge_supported: refused" in err and "unknown on 0 graded" in err
+    assert "lower bound of κ's 95 % interval ≥ 0.6 on ≥ 5 graded" in err
     # graded, but against the judge every time: judge yes 4 / no 1, grades yes 1 / no 4,
     # p_o = 0, p_e = 0.8·0.2 + 0.2·0.8 = 0.32, κ = -0.32 / 0.68 = -0.47
     _grade_all(ts, out, agree=False)
     assert cli.main(["check", ts, "--run", str(out), "--min", "judge_supported=0.5"]) == 2
-    assert "is -0.47 on 5 graded" in capsys.readouterr().err
-    # later grades of the same answers agree with the judge: the last grade wins, the bar is judged
+    assert "is -0.47 [" in capsys.readouterr().err
+    # later grades of the same answers agree with the judge: the last grade wins; κ = 1.00, but on
+    # five grades its interval reaches far below 0.6, so the bar is still refused
     _grade_all(ts, out, agree=True)
+    assert cli.main(["check", ts, "--run", str(out), "--min", "judge_supported=0.5"]) == 2
+    assert "is 1.00 [-" in capsys.readouterr().err
+    # a test set that accepts any judge whose κ is at least -0.5 at its lower bound: judged
+    text = (
+        Path(ts)
+        .read_text(encoding="utf-8")
+        .replace("judge_min_grades: 5", "judge_min_grades: 5\n  judge_kappa: -0.5")
+    )
+    Path(ts).write_text(text, encoding="utf-8")
     assert (
         cli.main(
             [
@@ -185,3 +203,15 @@ def test_bad_judge_spec_exit_2_no_traceback(tmp_path):
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and KEY not in r.stderr + r.stdout
     assert "expected openai:BASE_URL#MODEL" in r.stderr
+
+
+def test_report_shows_the_judge_kappa_interval_and_corrected_rates(tmp_path, model, capsys):
+    ts = shop(tmp_path)
+    out = tmp_path / "run.jsonl"
+    cli.main(["run", ts, "--judge", model.spec(), "--out", str(out), "--quiet"])
+    _grade_all(ts, out)
+    html = tmp_path / "r.html"
+    assert cli.main(["report", str(out), "-o", str(html)]) == 0
+    text = html.read_text(encoding="utf-8")
+    assert "The judge against the grades" in text and "1.00 [" in text
+    assert "Judge-scored rates, corrected by the grades (prediction-powered)" in text

@@ -152,13 +152,23 @@ def test_bar_refused_below_kappa_or_grades_allowed_above():
     with pytest.raises(InputError) as e:
         refuse_unproven(["judge_supported"], weak, 0.6, 30, "--min")
     msg = str(e.value.problems[0])
-    assert "0.40" in msg and "50 graded" in msg and "κ ≥ 0.6" in msg
+    assert "0.40 [" in msg and "50 graded" in msg and "lower bound of κ's 95 % interval ≥ 0.6" in msg
     strong = {"supported": agreement(_pairs(25, 1, 1, 23)), "correct": agreement([])}
+    assert strong["supported"]["kappa_interval"]["lo"] >= 0.6  # κ 0.92 on 50: the bound holds too
     refuse_unproven(["judge_supported", "hit"], strong, 0.6, 30, "--min")  # allowed: no exception
     with pytest.raises(InputError):
         refuse_unproven(["judge_supported"], strong, 0.6, 51, "--min")  # too few grades
     with pytest.raises(InputError):
         refuse_unproven(["judge_correct"], strong, 0.6, 30, "--min")  # κ unknown on correct
+
+
+def test_a_judge_whose_kappa_clears_the_bar_but_not_its_lower_bound_is_refused():
+    """κ = 0.60 on 30 grades is about [0.27, 0.86]: not yet a judge a gate can trust."""
+    border = {"supported": agreement(_pairs(12, 3, 3, 12)), "correct": agreement([])}
+    assert border["supported"]["kappa"] == pytest.approx(0.6)
+    with pytest.raises(InputError) as e:
+        refuse_unproven(["judge_supported"], border, 0.6, 30, "--min")
+    assert "0.60 [0.2" in str(e.value.problems[0])
 
 
 def test_thresholds_from_gates_then_defaults():

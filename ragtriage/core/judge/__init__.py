@@ -15,7 +15,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .calibration import JUDGE_METRICS, agreement, calibrate, refuse_unproven, thresholds
+from .calibration import (
+    JUDGE_METRICS,
+    agreement,
+    calibrate,
+    corrected_rates,
+    kappa_lower,
+    kappa_text,
+    proven,
+    refuse_unproven,
+    thresholds,
+)
 from .client import Judge, judged, parse_spec
 from .grades import Grade, append_grade, grades_path, latest, make_grade, read_grades
 
@@ -26,13 +36,17 @@ __all__ = [
     "agreement",
     "append_grade",
     "calibrate",
+    "corrected_rates",
     "disagreements",
     "grades_path",
     "judge_summary",
     "judged",
+    "kappa_lower",
+    "kappa_text",
     "latest",
     "make_grade",
     "parse_spec",
+    "proven",
     "read_grades",
     "refuse_unproven",
     "thresholds",

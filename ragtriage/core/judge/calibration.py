@@ -25,12 +25,16 @@ class Agreement(TypedDict):
     n: int
     agreement: float | None
     kappa: float | None
+    kappa_interval: dict[str, Any] | None  # {"lo", "hi", "level", "method"}
     confusion: list[list[int]]  # [[judge yes & human yes, judge yes & human no], [judge no & …]]
 
 
 def agreement(pairs: Iterable[tuple[bool, bool]]) -> Agreement:
     """Agreement of (rater, human) yes/no pairs."""
+    from ..stats import kappa as kappa_of
+
     yy = yn = ny = nn = 0
+    pairs = list(pairs)
     for a, h in pairs:
         if a:
             if h:
@@ -43,11 +47,27 @@ def agreement(pairs: Iterable[tuple[bool, bool]]) -> Agreement:
             nn += 1
     n = yy + yn + ny + nn
     if n == 0:
-        return {"n": 0, "agreement": None, "kappa": None, "confusion": [[0, 0], [0, 0]]}
+        return {
+            "n": 0,
+            "agreement": None,
+            "kappa": None,
+            "kappa_interval": None,
+            "confusion": [[0, 0], [0, 0]],
+        }
     po = (yy + nn) / n
     pe = ((yy + yn) / n) * ((yy + ny) / n) + ((ny + nn) / n) * ((yn + nn) / n)
     kappa = None if abs(1.0 - pe) < 1e-12 else (po - pe) / (1.0 - pe)
-    return {"n": n, "agreement": po, "kappa": kappa, "confusion": [[yy, yn], [ny, nn]]}
+    iv = None
+    if kappa is not None:
+        k = kappa_of([a for a, _ in pairs], [h for _, h in pairs])
+        iv = None if k.interval is None else k.interval.to_dict()
+    return {"n": n, "agreement": po, "kappa": kappa, "kappa_interval": iv, "confusion": [[yy, yn], [ny, nn]]}
+
+
+def kappa_lower(a: Mapping[str, Any]) -> float | None:
+    """The lower bound of κ's 95 % interval (what a judge bar is held to), None when unknown."""
+    iv = a.get("kappa_interval")
+    return None if not iv else float(iv["lo"])
 
 
 def _verdict(record: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -103,6 +123,51 @@ def thresholds(gates: Mapping[str, float], settings: Any = None) -> tuple[float,
     )
 
 
+def kappa_text(a: Mapping[str, Any]) -> str:
+    """``0.60 [0.25, 0.86]``, or ``unknown``."""
+    k = a.get("kappa")
+    if k is None:
+        return "unknown"
+    iv = a.get("kappa_interval")
+    return f"{k:.2f}" + ("" if not iv else f" [{iv['lo']:.2f}, {iv['hi']:.2f}]")
+
+
+def proven(a: Mapping[str, Any], min_kappa: float, min_grades: int) -> bool:
+    """Is the judge on this question good enough for a CI bar: κ's lower bound at least
+    ``min_kappa`` on at least ``min_grades`` graded answers (judge.md)."""
+    lower = kappa_lower(a)
+    return a["n"] >= min_grades and lower is not None and lower + 1e-9 >= min_kappa
+
+
+def corrected_rates(
+    records: Sequence[RecordLike], grades: Mapping[tuple[str, str], Grade], level: float = 0.95
+) -> dict[str, Any]:
+    """Per question (``supported``, ``correct``): the judge's rate over every judged answer
+    corrected by its error on the graded ones (PPI++), as a :class:`~ragtriage.core.stats.PPIEstimate`
+    (None with fewer than two graded answers)."""
+    from ..stats import ppi_rate
+
+    out: dict[str, Any] = {}
+    graded = {case for case, _ in grades}
+    for q in ("supported", "correct"):
+        y: list[float] = []
+        f: list[float] = []
+        fu: list[float] = []
+        for rec in records:
+            j = _verdict(rec)
+            if j is None or not isinstance(j.get(q), bool):
+                continue
+            g = grade_for(rec, grades) if rec.get("id") in graded else None
+            human = None if g is None else (g.supported if q == "supported" else g.correct)
+            if isinstance(human, bool):
+                y.append(float(human))
+                f.append(float(j[q]))
+            else:
+                fu.append(float(j[q]))
+        out[q] = ppi_rate(y, f, fu, level=level)
+    return out
+
+
 def refuse_unproven(
     metrics: Iterable[str], report: Mapping[str, Any], min_kappa: float, min_grades: int, where: str
 ) -> None:
@@ -114,15 +179,17 @@ def refuse_unproven(
             continue
         a = report[q]
         kappa = a["kappa"]
-        shown = "unknown" if kappa is None else f"{kappa:.2f}"
-        if a["n"] < min_grades or kappa is None or kappa + 1e-9 < min_kappa:
+        lower = kappa_lower(a)
+        if not proven(a, min_kappa, min_grades):
             problems.append(
                 Problem(
                     where,
                     None,
-                    f"{metric}: refused: the judge's κ on {q} is {shown} on {a['n']} graded case(s); "
-                    f"a bar on a judge metric needs κ ≥ {min_kappa:g} on ≥ {min_grades} "
-                    "(see `ragtriage judge`; grade more answers with g in triage, or try another judge)",
+                    f"{metric}: refused: the judge's κ on {q} is {kappa_text(a)} on {a['n']} graded case(s); "
+                    f"a bar on a judge metric needs the lower bound of κ's 95 % interval ≥ {min_kappa:g} "
+                    f"on ≥ {min_grades} graded"
+                    + ("" if kappa is None or lower is None else f" (it is {lower:.2f})")
+                    + " (see `ragtriage judge`; grade more answers with g in triage, or try another judge)",
                 )
             )
     if problems:

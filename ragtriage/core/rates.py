@@ -1,0 +1,140 @@
+"""A 95 % interval on every summary rate, and the summary per slice (tag or topic).
+
+The rule (evaluation.md, "Intervals"): a yes/no rate over independent cases gets the
+Wilson interval; where cases share a cluster (the gold's document, or the topic),
+the cluster bootstrap of the rate, never narrower than Wilson. A score's mean
+(recall, precision, mrr) gets the bootstrap over cases or clusters; with fewer than
+``FEW_UNITS`` resampled units (the percentile bootstrap is known to be too narrow
+there) or when every case has the same score (the resampling then has nothing to
+show), it is never narrower than the Wilson interval at that mean and n, the widest
+a [0, 1] measure can need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .outcomes import RATE_METRICS, Values, case_values
+from .stats import Interval, bootstrap_mean, codes, wilson
+
+FEW_UNITS = 30
+
+
+def interval_of(
+    vals: Values, clusters: Mapping[str, str] | None = None, level: float = 0.95
+) -> Interval | None:
+    """The interval of the mean of ``vals`` (None when there is no case)."""
+    c = None
+    if clusters is not None:
+        c = codes([clusters.get(i, f"case:{i}") for i in vals.ids])
+    return _interval(np.asarray(vals.values, dtype=float), c, vals.kind, level)
+
+
+def _interval(v: np.ndarray, c: np.ndarray | None, kind: str, level: float) -> Interval | None:
+    """The rule of the module doc for values ``v`` and cluster codes ``c`` (None: independent)."""
+    n = len(v)
+    if n == 0:
+        return None
+    w = wilson(float(v.sum()), n, level)
+    units = n
+    if c is not None:
+        c = np.unique(c, return_inverse=True)[1]
+        units = int(c.max()) + 1
+        if units == n:
+            c = None
+    if c is None and kind == "yes/no":
+        return w
+    if v.min() == v.max():
+        return Interval(w.lo, w.hi, level, w.method + " (every case the same)")
+    iv = bootstrap_mean(v, c, level=level, bounds=(0.0, 1.0))
+    return iv.widened(w) if kind == "yes/no" or units < FEW_UNITS else iv
+
+
+def summary_intervals(
+    records: Sequence[Mapping[str, Any]],
+    clusters: Mapping[str, str] | None = None,
+    metrics: Sequence[str] = RATE_METRICS,
+    level: float = 0.95,
+) -> dict[str, Interval]:
+    """Interval of every summary rate that has a case (key = metric)."""
+    from .outcomes import MEASURES, value_table
+
+    every = None if clusters is None else codes([clusters.get(r["id"], "case:" + r["id"]) for r in records])
+    out = {}
+    for m, (idx, vals) in value_table(records).items():
+        if m not in metrics:
+            continue
+        iv = _interval(vals, None if every is None else every[idx], MEASURES[m][0], level)
+        if iv is not None:
+            out[m] = iv
+    return out
+
+
+@dataclass
+class Slice:
+    """The summary of the cases with one tag (or one topic)."""
+
+    by: str  # "tag" or "topic"
+    name: str
+    n: int
+    rates: dict[str, float] = field(default_factory=dict)
+    intervals: dict[str, Interval] = field(default_factory=dict)
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "by": self.by,
+            "name": self.name,
+            "n": self.n,
+            "rates": dict(self.rates),
+            "intervals": {k: v.to_dict() for k, v in self.intervals.items()},
+            "reasons": dict(self.reasons),
+        }
+
+
+SLICE_METRICS = ("pass", "hit", "supported", "accuracy", "recall", "mrr")
+
+
+def slice_members(
+    records: Sequence[Mapping[str, Any]], by: str, tags_of: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, list[Mapping[str, Any]]]:
+    """Slice name -> its records (a case with several tags is in each; untagged cases
+    form ``(no tag)``; ``by`` is ``tag`` or ``topic``)."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        if by == "topic":
+            names = [r.get("topic") or "(no topic)"]
+        else:
+            names = list((tags_of or {}).get(r["id"]) or r.get("tags") or ()) or ["(no tag)"]
+        for name in dict.fromkeys(names):
+            groups.setdefault(str(name), []).append(r)
+    return dict(sorted(groups.items(), key=lambda kv: (kv[0].startswith("("), kv[0])))
+
+
+def slices(
+    records: Sequence[Mapping[str, Any]],
+    by: str,
+    tags_of: Mapping[str, Sequence[str]] | None = None,
+    clusters: Mapping[str, str] | None = None,
+    metrics: Sequence[str] = SLICE_METRICS,
+) -> list[Slice]:
+    """Every slice with n, its rates and their intervals."""
+    from collections import Counter
+
+    out = []
+    for name, recs in slice_members(records, by, tags_of).items():
+        s = Slice(by, name, len(recs), reasons=dict(Counter(str(r.get("reason")) for r in recs)))
+        for m in metrics:
+            vals = case_values(recs, m)
+            if not vals.values:
+                continue
+            s.rates[m] = sum(vals.values) / len(vals.values)
+            iv = interval_of(vals, clusters)
+            if iv is not None:
+                s.intervals[m] = iv
+        out.append(s)
+    return out

@@ -1,0 +1,89 @@
+"""Prediction-powered inference (Angelopoulos et al., Science 2023; PPI++, 2023):
+the rate of a judge-scored yes/no measure, corrected by the expert's grades.
+
+The judge scores all N cases; the expert grades n of them (a random sample of the
+judged cases, for the interval to be valid). With f the judge's verdict and y the
+grade, and λ ∈ [0, 1] the power-tuning weight,
+
+    θ̂ = mean_unlabelled(λ·f) + mean_graded(y − λ·f)
+    se² = var_unlabelled(λ·f)/N + var_graded(y − λ·f)/n
+
+and the interval is θ̂ ± z·se (clipped to [0, 1]). λ = 1 is plain PPI; λ = 0 ignores
+the judge (the grades alone). λ is chosen from the data as PPI++ does
+(cov(y, f)/((1 + n/N)·var(f)), clipped), so a poor judge costs nothing. The judge's
+measured error on the graded cases is what corrects its rate on the others.
+
+When the graded cases show no disagreement the rectifier's variance is 0 and the
+interval would say the judge is never wrong; its variance is then taken as that of
+one disagreement among the n graded, never less.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .intervals import Interval, z_of
+
+
+@dataclass(frozen=True)
+class PPIEstimate:
+    estimate: float
+    interval: Interval
+    lam: float
+    graded: int
+    unlabelled: int
+    judge_rate: float  # the judge's own rate over every judged case, uncorrected
+
+    def to_dict(self) -> dict:
+        return {
+            "estimate": self.estimate,
+            "interval": self.interval.to_dict(),
+            "lambda": self.lam,
+            "graded": self.graded,
+            "unlabelled": self.unlabelled,
+            "judge_rate": self.judge_rate,
+        }
+
+
+def tuned_lambda(y: np.ndarray, f: np.ndarray, f_unl: np.ndarray) -> float:
+    """PPI++'s λ for a mean: cov(y, f) / ((1 + n/N)·var(f over every judged case)), in [0, 1]."""
+    n, big_n = len(y), len(f_unl)
+    if n < 2 or big_n < 1:
+        return 0.0
+    cov = float(np.mean((y - y.mean()) * (f - f.mean())))
+    var = float(np.var(np.concatenate([f, f_unl]), ddof=1))
+    if var <= 0:
+        return 0.0
+    return float(np.clip(cov / ((1 + n / big_n) * var), 0.0, 1.0))
+
+
+def ppi_rate(
+    graded_human, graded_judge, unlabelled_judge, *, level: float = 0.95, lam: float | None = None
+) -> PPIEstimate | None:
+    """The PPI(++) estimate and interval of the true rate; None with fewer than 2 grades.
+    ``lam``: fixed λ (1 = plain PPI); None tunes it."""
+    y = np.asarray(graded_human, dtype=float)
+    f = np.asarray(graded_judge, dtype=float)
+    fu = np.asarray(unlabelled_judge, dtype=float)
+    n, big_n = len(y), len(fu)
+    if n < 2:
+        return None
+    judge_rate = float(np.concatenate([f, fu]).mean())
+    if big_n == 0:
+        lam_ = 0.0
+    else:
+        lam_ = tuned_lambda(y, f, fu) if lam is None else float(lam)
+    rect = y - lam_ * f
+    est = float((lam_ * fu).mean() if big_n else 0.0) + float(rect.mean())
+    var_rect = float(np.var(rect))
+    floor = (1.0 / n) * (1.0 - 1.0 / n)
+    if not np.any(np.abs(y - f) > 0):  # no disagreement seen: never claim a perfect judge
+        var_rect = max(var_rect, floor)
+    var_imp = float(np.var(lam_ * fu)) / big_n if big_n else 0.0
+    half = z_of(level) * math.sqrt(var_imp + var_rect / n)
+    method = "PPI++" if lam is None else f"PPI (λ = {lam_:g})"
+    iv = Interval(max(0.0, est - half), min(1.0, est + half), level, method)
+    return PPIEstimate(est, iv, lam_, n, big_n, judge_rate)
