@@ -310,12 +310,33 @@ def _in_order(records: dict[str, CaseRecord], cases: list[Any]) -> list[CaseReco
     return sorted(records.values(), key=lambda r: order[r["id"]])
 
 
-def _cases_of(doc, ids) -> list:
-    """The test set's cases, or those of ``ids`` (in test-set order)."""
-    if ids is None:
-        return list(doc.cases)
-    wanted = set(ids)
-    return [c for c in doc.cases if c.id in wanted]
+def _cases_of(doc, ids, selection=None) -> list:
+    """The test set's cases, or those of ``ids`` and of ``selection`` (in test-set order)."""
+    cases = list(doc.cases)
+    if ids is not None:
+        wanted = set(ids)
+        cases = [c for c in cases if c.id in wanted]
+    if selection is not None and not selection.everything:
+        from .select import select
+
+        cases = select(cases, selection)
+    return cases
+
+
+def _meta(doc, ctx, sys_, k: int, judge_, selection) -> RunMeta:
+    meta = make_meta(
+        testset=str(doc.path),
+        testset_hash=_content_hash(doc),
+        system=sys_.spec,
+        k=k,
+        version=_version(),
+        corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None,
+    )
+    if judge_ is not None:
+        meta["judge"] = judge_.spec
+    if selection is not None and not selection.everything:
+        meta["selection"] = selection.describe()
+    return meta
 
 
 def _ask_judge(judge_, interrupted: bool, cancel) -> tuple[bool, bool]:
@@ -412,24 +433,9 @@ def _evaluate(
     if retain is not None:
         retain.append((ctx, sys_))
     warnings: list[Problem] = []
-    cases = _cases_of(doc, ids)
-    if selection is not None and not selection.everything:
-        from .select import select
-
-        cases = select(cases, selection)
+    cases = _cases_of(doc, ids, selection)
     settings = doc.settings
-    meta = make_meta(
-        testset=str(doc.path),
-        testset_hash=_content_hash(doc),
-        system=sys_.spec,
-        k=k,
-        version=_version(),
-        corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None,
-    )
-    if judge_ is not None:
-        meta["judge"] = judge_.spec
-    if selection is not None and not selection.everything:
-        meta["selection"] = selection.describe()
+    meta = _meta(doc, ctx, sys_, k, judge_, selection)
     records: dict[str, CaseRecord] = {}
     keep: list[CaseRecord] | None = None
     if resume and Path(out).exists():

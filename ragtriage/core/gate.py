@@ -310,21 +310,22 @@ def render_text(res: CheckResult) -> str:
 
         out.append(comparison_text(res.comparison).rstrip("\n"))
     verdict = "passed" if res.passed else "FAILED"
-    parts = []
-    if res.regressed:
-        parts.append("a real regression against the baseline")
-    if res.failed_bars:
-        parts.append(f"{len(res.failed_bars)} of {len(res.bars)} bars missed")
-    if res.stale:
-        parts.append(f"{len(res.stale)} stale label(s)")
-    if res.missing:
-        parts.append(f"{len(res.missing)} case(s) without a result")
-    if res.errors:
-        parts.append(f"{len(res.errors)} case(s) not measured (error)")
-    if res.not_run:
-        parts.append(f"{res.not_run} bar(s) not measured")
+    parts = _why_failed(res)
     out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
     return "\n".join(out) + "\n"
+
+
+def _why_failed(res: CheckResult) -> list[str]:
+    """Each reason the check failed, in a few words, for its last line."""
+    checks = (
+        (res.regressed, "a real regression against the baseline"),
+        (res.failed_bars, f"{len(res.failed_bars)} of {len(res.bars)} bars missed"),
+        (res.stale, f"{len(res.stale)} stale label(s)"),
+        (res.missing, f"{len(res.missing)} case(s) without a result"),
+        (res.errors, f"{len(res.errors)} case(s) not measured (error)"),
+        (res.not_run, f"{res.not_run} bar(s) not measured"),
+    )
+    return [text for failed, text in checks if failed]
 
 
 # ---------------------------------------------------------------- markdown
@@ -557,6 +558,16 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
         suite.set(key, str(v))
     suite.set("time", f"{total_time:.3f}")
 
+    g = _junit_gate(root, res, name)
+    for key in counts:
+        root.set(key, str(counts[key] + g[key]))
+    root.set("time", f"{total_time:.3f}")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml_text(root) + "\n"
+
+
+def _junit_gate(root: ET.Element, res: CheckResult, name: str) -> dict[str, int]:
+    """The gate's own suite: one testcase per bar, stale labels, completeness; its counts."""
     gate = ET.SubElement(root, "testsuite", name=f"{name}.gate")
     g = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for b in res.bars:
@@ -621,11 +632,7 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
     for key, v in g.items():
         gate.set(key, str(v))
     gate.set("time", "0")
-    for key in counts:
-        root.set(key, str(counts[key] + g[key]))
-    root.set("time", f"{total_time:.3f}")
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml_text(root) + "\n"
+    return g
 
 
 def xml_text(root: ET.Element) -> str:

@@ -95,34 +95,41 @@ def selection(
     return Selection(id_list, tag_list, got, sources)
 
 
+def _by_ids(
+    cases: Sequence[Any], chosen: list[Any], ids: tuple[str, ...], where: str, problems: list
+) -> list[Any]:
+    known = {c.id for c in cases}
+    unknown = [i for i in ids if i not in known]
+    if unknown:
+        more = " …" if len(unknown) > 10 else ""
+        problems.append(Problem("--ids", None, f"not in the {where}: {', '.join(unknown[:10])}{more}"))
+    wanted = set(ids)
+    return [c for c in chosen if c.id in wanted]
+
+
+def _by_tags(
+    cases: Sequence[Any], chosen: list[Any], tags: tuple[str, ...], where: str, problems: list
+) -> list[Any]:
+    have = {t for c in cases for t in (getattr(c, "tags", None) or ())}
+    for t in tags:
+        if t not in have:
+            problems.append(Problem("--tag", None, f"no case of the {where} has the tag {t!r}"))
+    wanted = set(tags)
+    return [c for c in chosen if wanted.intersection(getattr(c, "tags", None) or ())]
+
+
 def select(cases: Sequence[Any], sel: Selection, where: str = "test set") -> list[Any]:
     """The cases ``sel`` covers, in test-set order. An id not in the test set, a tag no case
     has, or a selection that leaves nothing is an error: a CI job that measures no case must
     not pass."""
     if sel.everything:
         return list(cases)
-    problems = []
+    problems: list[Problem] = []
     chosen = list(cases)
     if sel.ids:
-        known = {c.id for c in cases}
-        unknown = [i for i in sel.ids if i not in known]
-        if unknown:
-            problems.append(
-                Problem(
-                    "--ids",
-                    None,
-                    f"not in the {where}: {', '.join(unknown[:10])}{' …' if len(unknown) > 10 else ''}",
-                )
-            )
-        wanted = set(sel.ids)
-        chosen = [c for c in chosen if c.id in wanted]
+        chosen = _by_ids(cases, chosen, sel.ids, where, problems)
     if sel.tags:
-        have = {t for c in cases for t in (getattr(c, "tags", None) or ())}
-        for t in sel.tags:
-            if t not in have:
-                problems.append(Problem("--tag", None, f"no case of the {where} has the tag {t!r}"))
-        wanted_tags = set(sel.tags)
-        chosen = [c for c in chosen if wanted_tags.intersection(getattr(c, "tags", None) or ())]
+        chosen = _by_tags(cases, chosen, sel.tags, where, problems)
     if problems:
         raise InputError(problems)
     if sel.shard is not None:
