@@ -195,7 +195,9 @@ def _timed(cmd, env, remove: Path | None = None) -> tuple[float, float, int]:
     if remove is not None and remove.exists():
         remove.unlink()
     t = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # not in the repository: `python -m` would put it first on the path, before PYTHONPATH
+    where = env.get("PYTHONPATH") or tempfile.gettempdir()
+    p = subprocess.Popen(cmd, env=env, cwd=where, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
     err = p.stderr.read().decode() if p.stderr else ""
