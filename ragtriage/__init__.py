@@ -5,13 +5,16 @@ The stable Python API (formats.md §6)::
     import ragtriage
     ts = ragtriage.load_testset("testsets/shop-es.yaml")
     corpus = ragtriage.load_corpus("testsets/shop-es.chunks.jsonl")
-    run = ragtriage.evaluate(ts, system="builtin", k=3)
+    run = ragtriage.evaluate(ts, system="builtin", k=3)   # or system=a callable f(question, k)
+    run.summary, run.cases, run.to_pandas()
+    run = await ragtriage.aevaluate(ts, system=...)       # in async code
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from .api import aevaluate, evaluate
 from .core.corpus import Chunk, Corpus, load_corpus
 from .core.errors import CorpusError, InputError, Problem, TestSetError
 
@@ -20,6 +23,7 @@ __all__ = [
     "load_testset",
     "load_corpus",
     "evaluate",
+    "aevaluate",
     "TestSetError",
     "CorpusError",
     "InputError",
@@ -34,10 +38,3 @@ def load_testset(path, *, use_cache: bool = True):
     from .core.document import TestSetDocument
 
     return TestSetDocument.load(path, use_cache=use_cache)
-
-
-def evaluate(testset, system: str = "builtin", k: int | None = None, **options):
-    """Run every case through ``system`` (a SPEC string as for ``--system``) and score it."""
-    from .core.evaluate import evaluate as _evaluate
-
-    return _evaluate(testset, system=system, k=k, **options)

@@ -54,6 +54,14 @@ EXAMPLES = {
     ),
     "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels",
     "import": "  ragtriage import goldens.json --format deepeval -o testsets/imported.yaml",
+    "init": (
+        "  ragtriage init testsets/mine.yaml --corpus testsets/mine.chunks.jsonl\n"
+        "  ragtriage init faq.yaml --corpus faq.chunks.jsonl --language de --k 5"
+    ),
+    "corpus": (
+        "  ragtriage corpus --from llamaindex ./storage -o docs.chunks.jsonl\n"
+        "  ragtriage init docs.yaml --corpus docs.chunks.jsonl"
+    ),
     "report": (
         "  ragtriage report runs/after.jsonl -o report.html\n"
         "  ragtriage report runs/after.jsonl --baseline runs/before.jsonl --margin 0.02 -o report.html"
@@ -69,6 +77,21 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # usage errors: exit 2 with one clear line
         self.print_usage(sys.stderr)
         self.exit(Exit.BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+SYSTEMS = """systems (--system SPEC, formats.md §3):
+  builtin              offline BM25 over the test set's corpus + an extractive answerer
+  results:PATH         answers produced elsewhere: one JSON line per case (id, ranking, answer, ...)
+  python:MODULE:ATTR   calls ATTR(question, k) for every case: question a str, k the cut-off
+                       (an int: how many ranked chunks are scored; the system may ignore it),
+                       both positional; sync or async (async def). It returns a dict with
+                       ranking, answer, scores, prompt_ids, ... A callable that cannot take
+                       (question, k) is refused before the run. MODULE is imported from the
+                       current directory and PYTHONPATH.
+  http://HOST/PATH     POSTs {"id", "question", "k"}; the answer is that dict as JSON
+  openai:URL#MODEL     retrieval (--retriever, default builtin) + a chat endpoint; the key is
+                       read from $OPENAI_API_KEY (--api-key-env), and none is needed for a
+                       local server that asks for none"""
 
 
 def _sub(subs, name: str, help: str, description: str | None = None) -> argparse.ArgumentParser:
@@ -88,7 +111,8 @@ def add_run_options(
         "--system",
         default="builtin",
         metavar="SPEC",
-        help="builtin (default), results:PATH, python:MODULE:ATTR, http://HOST/PATH, openai:BASE_URL#MODEL",
+        help="builtin (default), results:PATH, python:MODULE:ATTR, http://HOST/PATH, openai:BASE_URL#MODEL "
+        "(see 'systems' below)",
     )
     p.add_argument("--k", type=k_type, default=None, metavar="K", help=k_help)
     p.add_argument(
@@ -104,7 +128,8 @@ def add_run_options(
         "--retriever",
         default=None,
         metavar="SPEC",
-        help="retrieval for openai: systems (default builtin BM25)",
+        help="the retrieval of an openai: system, any SPEC as for --system that returns a ranking "
+        "(default builtin BM25 over the test set's corpus); other systems retrieve on their own",
     )
     p.add_argument(
         "--api-key-env",
@@ -239,12 +264,35 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("run", metavar="RUN")
     s.add_argument("--testset", metavar="TESTSET", help="test set (default: the one named in the run)")
 
+    s = _sub(
+        subs,
+        "init",
+        "start a new test set over your own chunks file",
+        "Write a new, commented test set with no cases yet: version, corpus (relative to the new file),\n"
+        "language (guessed from the chunks' text unless --language) and k. Never overwrites a file.\n"
+        "Then `ragtriage edit TESTSET` writes and labels the cases.",
+    )
+    s.add_argument("testset", metavar="TESTSET", help="the new test set (.yaml)")
+    s.add_argument(
+        "--corpus", required=True, metavar="CHUNKS", help="your chunks file (JSONL: id, text, ...)"
+    )
+    s.add_argument(
+        "--language", metavar="xx", help="the questions' language (default: guessed from the chunks)"
+    )
+    s.add_argument("--k", type=int, default=None, metavar="N", help="cut-off for run and check (default 3)")
+
     s = _sub(subs, "validate", "check a test set's schema and labels; print file:line: message per problem")
     s.add_argument("testset", metavar="TESTSET")
     s.add_argument("--corpus", metavar="CHUNKS", help="chunks file (default: the test set's corpus)")
     s.add_argument("--json", metavar="PATH", help="also write the problems as JSON")
 
-    s = _sub(subs, "run", "run every case through a system; write the run file; print the summary")
+    s = _sub(
+        subs,
+        "run",
+        "run every case through a system; write the run file; print the summary",
+        "Run every case through a system; write the run file; print the summary. Exit 1 when\n"
+        "every case failed (the first error is printed, also with --quiet).\n\n" + SYSTEMS,
+    )
     s.add_argument("testset", metavar="TESTSET")
     add_run_options(s)
     add_selection_options(s)
@@ -270,7 +318,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="intervals resample cases that share the gold's document (default), their topic, or none",
     )
 
-    s = _sub(subs, "check", "the CI gate: fail (exit 1) when a bar is missed or labels are stale")
+    s = _sub(
+        subs,
+        "check",
+        "the CI gate: fail (exit 1) when a bar is missed or labels are stale",
+        "The CI gate: fail (exit 1) when a bar is missed or labels are stale.\n\n" + SYSTEMS,
+    )
     s.add_argument("testset", metavar="TESTSET")
     s.add_argument(
         "--run",
@@ -333,7 +386,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--fix", action="store_true", help="apply automatic fixes and save the test set")
     s.add_argument("--json", metavar="PATH", help="write the report as JSON")
 
-    s = _sub(subs, "sweep", "one row per k (and score threshold): hit, supported, correct, tokens")
+    s = _sub(
+        subs,
+        "sweep",
+        "one row per k (and score threshold): hit, supported, correct, tokens",
+        "One row per k (and score threshold): hit, supported, correct, tokens.\n\n" + SYSTEMS,
+    )
     s.add_argument("testset", metavar="TESTSET")
     add_run_options(s, k_help="values of k: 1-4 or 1,3,5 (a single K means 1 to K)", k_type=str)
     s.add_argument("--threshold", default=None, metavar="T[,T...]", help="score thresholds to try")
@@ -394,6 +452,20 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", required=True, metavar="TESTSET.yaml")
     s.add_argument("--corpus", metavar="CHUNKS", help="chunks file the new test set refers to")
     s.add_argument("--force", action="store_true", help="overwrite an existing output file")
+
+    s = _sub(
+        subs,
+        "corpus",
+        "write the chunks file of a persisted LlamaIndex index (stable chunk ids)",
+        "Write the chunks file (formats.md §2) of an index persisted with\n"
+        "index.storage_context.persist(PERSIST_DIR): one line per node with id, text, doc, start, end.\n"
+        "Ids stay the same for the same chunking in every process (see ragtriage.adapters.llamaindex).\n"
+        'Needs the extra: pip install "ragtriage[llamaindex]".',
+    )
+    s.add_argument("--from", dest="source", required=True, choices=["llamaindex"], help="the framework")
+    s.add_argument("persist_dir", metavar="PERSIST_DIR", help="the folder holding docstore.json")
+    s.add_argument("-o", "--output", required=True, metavar="CHUNKS", help="the chunks file to write")
+    s.add_argument("--force", action="store_true", help="replace an existing chunks file")
     return p
 
 

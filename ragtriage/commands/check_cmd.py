@@ -199,6 +199,10 @@ def _the_run(args, doc, bars, sel):
         return run, label, chunk_text
     made = _make_run(args, doc, bars, sel)
     _print_warnings(made.warnings)
+    from .run_cmd import failures_text
+
+    if failures_text(made.cases):  # the system failed on cases: say how, not only a missed bar
+        print(failures_text(made.cases), file=sys.stderr)
     if made.interrupted:
         return None, None, None
     return made, str(made.path or args.out) if args.out else None, None

@@ -361,6 +361,9 @@ def main(args) -> int:
         print()
         print(cases_text(run.cases, run.summary["k"]))
     print(f"\nrun file: {out}")
+    failed = failures_text(run.cases)
+    if failed:  # even with --quiet: a run that asked nothing successfully must not look fine
+        print(failed, file=sys.stderr)
     if args.json:
         from ..core.reports import write_report
 
@@ -369,4 +372,17 @@ def main(args) -> int:
             orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode(),
         )  # atomic: never a half-written summary (formats.md §5 exactly: intervals are in check --json)
         print(f"summary: {args.json}")
+    if run.cases and all(c.get("reason") == "error" for c in run.cases):
+        return Exit.FAILED
     return Exit.OK
+
+
+def failures_text(cases: list[CaseRecord]) -> str:
+    """How many cases the system failed on and the first failure, or "" when none failed."""
+    errors = [c for c in cases if c.get("reason") == "error"]
+    if not errors:
+        return ""
+    first = f"the first, case {errors[0]['id']!r}: {visible(str(errors[0].get('error') or 'no cause given'))}"
+    if len(errors) == len(cases):
+        return f"every case failed ({len(errors)} of {len(cases)}): {first}"
+    return f"{len(errors)} of {len(cases)} cases failed (reason error); {first}"

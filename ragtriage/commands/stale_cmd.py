@@ -17,6 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..core.grouped import counts as grouped_counts
+from ..core.grouped import split_unrecorded, unrecorded_message
+
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
@@ -92,6 +95,27 @@ def _what(e: StaleEntry) -> str:
     return "review"
 
 
+def _by_case(report: StaleReport, doc: TestSetDocument) -> tuple[dict[str, list[StaleEntry]], list[str]]:
+    """The stale entries to list per case, and the lines that say the unrecorded labels at
+    once (one fix records them all, however many cases share them)."""
+    by_case: dict[str, list[StaleEntry]] = {}
+    unrecorded, stale = split_unrecorded(e for e in report.labels if e.stale)
+    recorded = [e for e in stale if e.status == "unrecorded"]  # fixed by --fix: one line too
+    for e in stale:
+        if e.status != "unrecorded":
+            by_case.setdefault(e.case, []).append(e)
+    lines = []
+    if unrecorded:
+        lines += ["", unrecorded_message(unrecorded, doc.path)]
+    if recorded:
+        n_labels, n_cases = grouped_counts(recorded)
+        lines += [
+            "",
+            f"✓ {n_labels:,} label(s) recorded (expected by {n_cases:,} case(s)): unrecorded before",
+        ]
+    return by_case, lines
+
+
 def render(
     report: StaleReport,
     doc: TestSetDocument,
@@ -104,10 +128,7 @@ def render(
     lines: list[str] = []
     n_chunks = f"{report.chunks:,} chunks"
     lines.append(f"{doc.path}: labels against {corpus} ({n_chunks})")
-    by_case: dict[str, list[StaleEntry]] = {}
-    for e in report.labels:
-        if e.stale:
-            by_case.setdefault(e.case, []).append(e)
+    by_case, grouped = _by_case(report, doc)
     if by_case:
         lines.append("")
     wid = max((len(e.label) for es in by_case.values() for e in es), default=0)
@@ -120,6 +141,7 @@ def render(
             arrow = "→" if e.candidates else " "
             mark = "✓" if e.fixed else "✗"
             lines.append(f"  {mark} {e.label:<{wid}}  {e.status:<10} {arrow} {_fmt_cands(e)}  [{_what(e)}]")
+    lines += grouped
     counts = report.counts
     total = sum(counts.values())
     line = f"{total} label{'s' if total != 1 else ''}: " + ", ".join(f"{n} {s}" for s, n in counts.items())

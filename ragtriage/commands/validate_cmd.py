@@ -12,6 +12,7 @@ from ..cli import Exit
 from ..core.corpus import load_corpus
 from ..core.document import TestSetDocument
 from ..core.errors import Problem
+from ..core.grouped import split_unrecorded, unrecorded_message
 from .outputs import guard_outputs
 
 
@@ -55,7 +56,11 @@ def _stale_labels(
     hint = "ragtriage stale"
     if doc.corpus_path is None or corpus_path.resolve() != doc.corpus_path.resolve():  # validate --corpus
         hint += f" {shlex.quote(str(doc.path))} --corpus {shlex.quote(str(corpus_path))}"
-    for e in staleness.check(doc, corpus_path).stale:
+    unrecorded, stale = split_unrecorded(staleness.check(doc, corpus_path).stale)
+    if unrecorded:  # one warning, however many cases: a new set has one fix for them all
+        msg = unrecorded_message(unrecorded, doc.path)
+        out.append(Problem(str(doc.path), None, msg, field="labels", severity="warning"))
+    for e in stale:
         cid, label, status = _entry_fields(e)
         if status == "unknown" and any(w.case == cid and repr(label) in w.message for w in warnings):
             continue

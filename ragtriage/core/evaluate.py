@@ -42,6 +42,12 @@ class Run:
     def __repr__(self) -> str:
         return f"Run({self.meta.get('system')!r}, k={self.meta.get('k')}, {len(self.cases)} cases)"
 
+    def to_pandas(self) -> Any:
+        """One row per case with the §4 computed fields, typed (``frames``; needs pandas)."""
+        from .frames import run_frame
+
+        return run_frame(self.cases)
+
 
 def load_testset(testset):
     """A test-set document from a path, or the document given."""

@@ -16,6 +16,8 @@ from typing import Any
 
 from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
+from .grouped import counts as grouped_counts
+from .grouped import split_unrecorded, unrecorded_message
 from .metrics import MAX_K
 from .records import CaseRecord, RecordLike, Summary
 from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
@@ -285,7 +287,10 @@ def render_text(res: CheckResult) -> str:
     else:
         out.append("no bars: set `gates:` in the test set or pass --min METRIC=VALUE")
     against = f" in {res.stale_corpus}" if res.stale_corpus else ""
-    for e in res.stale:
+    unrecorded, stale = split_unrecorded(res.stale)
+    if unrecorded:
+        out.append(f"✗ STALE  {unrecorded_message(unrecorded, res.testset)}")
+    for e in stale:
         s = _stale_fields(e)
         out.append(
             f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']}{against} (see `ragtriage stale`)"
@@ -310,17 +315,18 @@ def render_text(res: CheckResult) -> str:
 
         out.append(comparison_text(res.comparison).rstrip("\n"))
     verdict = "passed" if res.passed else "FAILED"
-    parts = _why_failed(res)
+    parts = _why_failed(res, stale, unrecorded)
     out.append(f"check {verdict}" + (": " + "; ".join(parts) if parts else f" ({len(res.bars)} bars held)"))
     return "\n".join(out) + "\n"
 
 
-def _why_failed(res: CheckResult) -> list[str]:
+def _why_failed(res: CheckResult, stale: list, unrecorded: list) -> list[str]:
     """Each reason the check failed, in a few words, for its last line."""
     checks = (
         (res.regressed, "a real regression against the baseline"),
         (res.failed_bars, f"{len(res.failed_bars)} of {len(res.bars)} bars missed"),
-        (res.stale, f"{len(res.stale)} stale label(s)"),
+        (stale, f"{len(stale)} stale label(s)"),
+        (unrecorded, f"{grouped_counts(unrecorded)[0] if unrecorded else 0} unrecorded label(s)"),
         (res.missing, f"{len(res.missing)} case(s) without a result"),
         (res.errors, f"{len(res.errors)} case(s) not measured (error)"),
         (res.not_run, f"{res.not_run} bar(s) not measured"),
@@ -401,9 +407,13 @@ def _md_stale_and_missing(res: CheckResult) -> list[str]:
             "| case | label | status |",
             "|---|---|---|",
         ]
-        for e in res.stale:
+        unrecorded, stale = split_unrecorded(res.stale)
+        for e in stale:
             s = _stale_fields(e)
             out.append(f"| `{_md(s['case'])}` | `{_md(s['label'])}` | {_md(s['status'])} |")
+        if unrecorded:
+            n_labels, n_cases = grouped_counts(unrecorded)
+            out.append(f"| {n_cases} case(s) | {n_labels} label(s) | unrecorded |")
         out += ["", "Run `ragtriage stale TESTSET --fix` and review the rest in `ragtriage edit`.", ""]
     if res.missing:
         out += [

@@ -268,10 +268,13 @@ def run_cases(
     finished cases were handed to ``on_done``."""
     if hasattr(system, "ask_sync"):
         return run_sync(system, cases, k, on_done, cancel=cancel)
-    import asyncio  # only for systems that answer over the network or asynchronously
+    from . import aio  # only for systems that answer over the network or asynchronously
 
-    return asyncio.run(
-        run_async(
+    if cancel is None and aio.in_running_loop():  # a notebook cell: Ctrl-C must reach the run
+        cancel = threading.Event()
+    stop = cancel
+    return aio.run(
+        lambda: run_async(
             system,
             cases,
             k,
@@ -280,6 +283,7 @@ def run_cases(
             timeout=timeout,
             retries=retries,
             backoff=backoff,
-            cancel=cancel,
-        )
+            cancel=stop,
+        ),
+        cancel,
     )

@@ -55,11 +55,12 @@ def test_default_out_path_and_quiet(cli, tmp_path):
     assert f"run file: runs{os.sep}{runs[0].name}" in r.stdout
 
 
-def test_http_failures_are_error_cases_exit_0(cli, tmp_path):
+def test_http_failures_are_error_cases_exit_1_when_all_failed(cli, tmp_path):
     ts = write_testset(tmp_path / "ts")
     with Server() as srv:
         r = cli("run", ts, "--system", srv.url + "/fail", "--retries", "0", "--out", tmp_path / "r.jsonl")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr  # every case failed (issue 22): the first error on stderr
+    assert "every case failed (5 of 5): the first, case " in r.stderr
     assert "HTTP 500" in r.stdout and "error" in r.stdout
     recs = case_lines(tmp_path / "r.jsonl")
     assert len(recs) == 5 and all(c["reason"] == "error" for c in recs)

@@ -211,7 +211,8 @@ def test_hostile_server_mode(mode, kind, tmp_path, testset, capsys):
         extra = ("--concurrency", "8") if mode in TIMES_OUT else ()
         code, cases = _run(tmp_path, testset, system, *extra)
     err = capsys.readouterr().err
-    assert code == 0 and "Traceback" not in err
+    every_case_failed = all(c.get("error") for c in cases)  # then exit 1 (issue 22), else 0
+    assert code == (1 if every_case_failed else 0) and "Traceback" not in err
     assert len(cases) == 8
     for c in cases:
         if c.get("error"):
@@ -249,7 +250,7 @@ def test_plain_keep_alive_reuses_one_connection(tmp_path, testset):
 def test_extreme_but_valid_size_limits_run(mb, tmp_path, testset, capsys):
     with HostileServer(MODES["plain keep-alive"][0]) as srv:
         code, cases = _run(tmp_path, testset, srv.url(), "--max-response-mb", mb)
-    assert code == 0 and "Traceback" not in capsys.readouterr().err
+    assert code == (0 if mb == "1e308" else 1) and "Traceback" not in capsys.readouterr().err
     if mb == "1e308":
         assert all(c["answer"] == "A:" + c["question"] for c in cases)
     else:
@@ -261,7 +262,7 @@ def test_answer_for_another_case_id_is_an_error(tmp_path, testset):
         lambda r: [answer({"id": "someone-else", "answer": "A:" + r.json["question"]})]
     ) as srv:
         code, cases = _run(tmp_path, testset, srv.url())
-    assert code == 0 and all("answered for case 'someone-else'" in c["error"] for c in cases)
+    assert code == 1 and all("answered for case 'someone-else'" in c["error"] for c in cases)
 
 
 def test_429_retry_after_is_waited_for_and_bounded(monkeypatch):
@@ -342,7 +343,8 @@ def test_terminal_escapes_in_a_server_error_are_shown_escaped(tmp_path, testset,
         code, cases = _run(tmp_path, testset, srv.url(), quiet=False)
     out = capsys.readouterr()
     assert "answered HTTP 400: \\x1b]0" in out.out  # the table shows the cause, escaped
-    assert code == 0
+    assert code == 1  # every case failed (issue 22); the first cause on stderr, escaped too
+    assert "every case failed" in out.err and "\x1b" not in out.err and "\u202e" not in out.err
     assert all(
         c["error"].endswith("answered HTTP 400: \\x1b]0;pwned\\x07 \\x1b[2J \\u202eevil") for c in cases
     )

@@ -102,7 +102,8 @@ def test_failing_python_system_is_a_per_case_error(attr, cause, module, tmp_path
          "--timeout", "0.5", "--quiet"]
     )  # fmt: skip
     err = capsys.readouterr().err
-    assert code == 0 and "Traceback" not in err
+    # every case failed: exit 1 and the first cause on stderr, even with --quiet (issue 22)
+    assert code == 1 and "Traceback" not in err and "every case failed (8 of 8)" in err
     cases = [orjson.loads(x) for x in out.read_bytes().splitlines()][1:-1]
     assert len(cases) == 8
     assert all(cause in c["error"] for c in cases), cases[0]["error"]
@@ -121,7 +122,7 @@ def test_a_call_that_never_returns_does_not_keep_the_process_alive(module, tmp_p
         "run", testset, "--system", f"python:{module}:hangs", "--timeout", "0.5", "--retries", "0",
         "--out", tmp_path / "run.jsonl", cwd=tmp_path, timeout=90,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # every case failed (issue 22): exit 1
     assert "Traceback" not in proc.stderr
     assert "no answer within 0.5 s (timeout)" in (tmp_path / "run.jsonl").read_text()
 
@@ -132,7 +133,7 @@ def test_an_async_system_that_blocks_its_loop_still_times_out(module, tmp_path, 
         "run", testset, "--system", f"python:{module}:blocks_async", "--timeout", "0.5", "--retries", "0",
         "--out", tmp_path / "run.jsonl", cwd=tmp_path, timeout=90,
     )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # every case failed (issue 22): exit 1
     assert "Traceback" not in proc.stderr
     cases = [orjson.loads(x) for x in (tmp_path / "run.jsonl").read_bytes().splitlines()][1:-1]
     assert [c["error"] for c in cases] == ["no answer within 0.5 s (timeout)"] * 8

@@ -216,7 +216,9 @@ class Judge:
         """Ask the queued cases; returns how many were left without a verdict (cancelled)."""
         todo, self.pending = self.pending, []
         if todo:
-            asyncio.run(self._ask_all(todo, cancel))
+            from .. import aio  # inside a notebook's running loop too
+
+            aio.run(lambda: self._ask_all(todo, cancel), cancel)
         self.cache.close()
         return sum(1 for a in todo if "judge" not in a.record)
 

@@ -200,9 +200,20 @@ def approx_tokens(question: str, texts) -> int:
     return (len(question) + sum(len(t) for t in texts)) // 4
 
 
-def make_system(spec: str, ctx: Context, **options):
-    """The system named by ``spec``; bad specs raise :class:`InputError` (exit 2)."""
+def make_system(spec: object, ctx: Context, **options):
+    """The system named by ``spec`` (or the callable given as ``spec``); bad specs raise
+    :class:`InputError` (exit 2)."""
+    if not isinstance(spec, str):
+        from .python import PythonSystem
+
+        return PythonSystem.of(spec, workers=options.get("concurrency") or 8)
     spec = spec.strip()
+    if options.get("retriever") and not spec.startswith("openai:"):
+        raise InputError(
+            Problem(
+                "--retriever", None, f"only openai: systems use a retriever ({spec} retrieves on its own)"
+            )
+        )
     timeout = options.get("timeout")
     if timeout is not None and (
         isinstance(timeout, bool)

@@ -9,6 +9,7 @@ printed, logged or written to the run file (the spec recorded is the URL#MODEL).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import orjson
@@ -67,7 +68,15 @@ class OpenAISystem:
         self.api_key_env = api_key_env
         self._key = os.environ.get(api_key_env) or None
         secrets.register(self._key)
-        self.retriever = make_system(retriever or "builtin", ctx, timeout=timeout)
+        try:
+            self.retriever = make_system(retriever or "builtin", ctx, timeout=timeout)
+        except InputError as e:  # the spec came from --retriever: say so
+            raise InputError(
+                [
+                    dataclasses.replace(p, file="--retriever") if p.file == "--system" else p
+                    for p in e.problems
+                ]
+            ) from None
         self.warnings = list(getattr(self.retriever, "warnings", []))
         self._pool: HttpPool | None = None
 

@@ -2,7 +2,8 @@
 
 It returns a §3 result (dict, dataclass or object with those attributes), sync or
 async. A sync callable runs in a worker thread so that ``--concurrency`` applies.
-The current directory is importable, as with ``python -m``.
+The current directory is importable, as with ``python -m``. A callable that cannot be
+called as ``f(question, k)`` (its signature says so) is refused before the run.
 
 The user's code may raise, hang or return what JSON cannot hold: each is that
 case's error and the run goes on. Worker threads are daemons, so a call that
@@ -31,6 +32,61 @@ from . import CaseError, Context, coerce_result
 if TYPE_CHECKING:
     from .executors import ProcessExecutor
     from .ray_executor import RayExecutor
+
+
+def spec_of(obj: object) -> str:
+    """The run file's ``system`` for a callable given directly: ``python:MODULE:NAME`` when
+    it has a module-level name, an adapter's own ``spec`` as ``python:<spec>``, else its type."""
+    own = getattr(obj, "spec", None)
+    if isinstance(own, str) and own:
+        return f"python:<{own}>"
+    module, name = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if isinstance(module, str) and isinstance(name, str) and "<" not in name:
+        return f"python:{module}:{name}"
+    return f"python:<{type(obj).__name__}>"
+
+
+def import_failure(module: str, e: BaseException, cwd: str) -> str:
+    """Why ``module`` did not import, and — when the module itself was not found — where
+    ragtriage looked for it."""
+    text = f"cannot import {module!r}: {type(e).__name__}: {e}"
+    missing = getattr(e, "name", None)
+    if isinstance(e, ModuleNotFoundError) and missing and (module + ".").startswith(missing + "."):
+        path = module.replace(".", "/")
+        text += (
+            f". MODULE is imported from the current directory ({cwd}) and PYTHONPATH: run ragtriage from "
+            f"the folder that holds {path}.py (or {path}/__init__.py), or add that folder to PYTHONPATH"
+        )
+    return text
+
+
+def check_callable(obj: object, name: str, spec: str) -> None:
+    """Refuse, before the run, a system that cannot be called as ``f(question, k)`` or
+    does not return its result (formats.md §3): a case-by-case error would repeat it."""
+
+    def refuse(message: str) -> None:
+        raise InputError(Problem("--system", None, f"{spec}: {message}"))
+
+    if not callable(obj):
+        kind = type(obj).__name__
+        refuse(f"{name!r} is not callable (it is a{'n' * (kind[:1].lower() in 'aeiou')} {kind})")
+    call = obj if inspect.isfunction(obj) or inspect.ismethod(obj) else type(obj).__call__
+    if inspect.isasyncgenfunction(obj) or inspect.isasyncgenfunction(call):
+        refuse(f"{name} is an async generator function: return the result (a dict), do not yield it")
+    if inspect.isgeneratorfunction(obj) or inspect.isgeneratorfunction(call):
+        refuse(f"{name} is a generator function: return the result (a dict), do not yield it")
+    try:
+        sig = inspect.signature(obj)  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # a builtin without a signature: the call will tell
+        return
+    try:
+        sig.bind("question", 3)
+    except TypeError:
+        refuse(
+            f"{name}{sig} cannot be called as {name}(question, k): ragtriage calls it with two positional "
+            "arguments, the question (a str) and k, the cut-off (an int: how many of the ranked chunks are "
+            f"scored; a system may ignore it), e.g. def {name}(question, k): ..."
+        )
 
 
 class DaemonPool:
@@ -119,25 +175,30 @@ class SystemLoop:
 
 
 def load_callable(target: str):
-    """``(callable, is_async)`` named by ``MODULE:ATTR``; ValueError with a message for people.
-    The current directory is importable, as with ``python -m``."""
+    """``(callable, is_async)`` named by ``MODULE:ATTR``, checked to be callable as
+    ``f(question, k)``; :class:`InputError` with a message for people. The current
+    directory is importable, as with ``python -m``."""
+    spec = f"python:{target}"
     mod_name, sep, attr = target.rpartition(":")
     if not sep or not mod_name or not attr:
-        raise ValueError(f"python:{target}: expected python:MODULE:ATTR, e.g. python:my_rag:answer")
+        raise InputError(
+            Problem("--system", None, f"{spec}: expected python:MODULE:ATTR, e.g. python:my_rag:answer")
+        )
     cwd = os.getcwd()
     if cwd not in sys.path:
         sys.path.insert(0, cwd)
     try:
         obj = importlib.import_module(mod_name)
     except BaseException as e:  # the user's import failed (or exited): say so, no traceback
-        raise ValueError(f"python:{target}: cannot import {mod_name!r}: {type(e).__name__}: {e}") from None
+        raise InputError(Problem("--system", None, f"{spec}: {import_failure(mod_name, e, cwd)}")) from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise ValueError(f"python:{target}: {mod_name!r} has no attribute {attr!r}") from None
-    if not callable(obj):
-        raise ValueError(f"python:{target}: {attr!r} is not callable")
+            raise InputError(
+                Problem("--system", None, f"{spec}: {mod_name!r} has no attribute {attr!r}")
+            ) from None
+    check_callable(obj, attr.rpartition(".")[2], spec)
     return obj, _is_async(obj)
 
 
@@ -219,8 +280,8 @@ EXECUTORS = ("process", "thread", "ray")
 class PythonSystem:
     """``python:MODULE:ATTR`` through one of the executors: ``thread`` (this process),
     ``process`` (a worker process: a system that exits or crashes is that case's error)
-    or ``ray`` (Ray tasks on a local Ray or a cluster). ``func``: a callable given directly
-    (the API), always called in this process."""
+    or ``ray`` (Ray tasks on a local Ray or a cluster). :meth:`of`: a callable given
+    directly (the API, a notebook), always called in this process."""
 
     def __init__(
         self,
@@ -230,21 +291,16 @@ class PythonSystem:
         *,
         executor: str = "thread",
         ray_address: str | None = None,
-        func=None,
     ):
         self.spec = f"python:{target}"
         self.warnings: list = []
         self.workers = max(1, workers)
         if executor not in EXECUTORS:
             raise InputError(Problem("--executor", None, f"{executor!r}: one of {', '.join(EXECUTORS)}"))
-        if func is not None or executor == "thread":
-            if func is None:
-                try:
-                    func, _ = load_callable(target)
-                except ValueError as e:
-                    raise InputError(Problem("--system", None, str(e))) from None
-            self.func = func
-            self.executor: ThreadExecutor | ProcessExecutor | RayExecutor = ThreadExecutor(func, self.spec)
+        self.executor: ThreadExecutor | ProcessExecutor | RayExecutor
+        if executor == "thread":
+            self.func, _ = load_callable(target)
+            self.executor = ThreadExecutor(self.func, self.spec)
         elif executor == "process":
             from .executors import ProcessExecutor
 
@@ -253,6 +309,19 @@ class PythonSystem:
             from .ray_executor import RayExecutor
 
             self.executor = RayExecutor(target, self.spec, address=ray_address, concurrency=self.workers)
+
+    @classmethod
+    def of(cls, obj: object, workers: int = 8) -> PythonSystem:
+        """A system from a callable given directly (``ragtriage.evaluate(ts, system=answer)``)."""
+        self = cls.__new__(cls)
+        name = getattr(obj, "__name__", None) or type(obj).__name__
+        self.spec = spec_of(obj)
+        self.warnings = []
+        self.workers = max(1, workers)
+        check_callable(obj, name, self.spec)
+        self.func = obj
+        self.executor = ThreadExecutor(obj, self.spec)
+        return self
 
     def prepare(self) -> None:
         pass

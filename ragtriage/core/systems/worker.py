@@ -78,8 +78,10 @@ def serve(target: str, max_body: int) -> None:
 
     try:
         func, is_async = load_callable(target)
-    except Exception as e:
-        out.send(0, IMPORT_FAILED, str(e).encode("utf-8", "surrogatepass"))
+    except Exception as e:  # InputError: its messages (the parent locates them at --system)
+        problems = getattr(e, "problems", None)
+        text = "; ".join(p.message for p in problems) if problems else str(e)
+        out.send(0, IMPORT_FAILED, text.encode("utf-8", "surrogatepass"))
         return
     out.send(0, READY, b"async" if is_async else b"sync")
     loop = None

@@ -19,6 +19,11 @@ from ..widgets.case_detail import CaseDetail, describe_case
 from ..widgets.case_table import CaseTable
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
+#: the detail pane of a test set with no case yet (``ragtriage init``, or ``edit NEW.yaml --corpus``)
+NO_CASES = (
+    "No cases yet. Press n to write the first: the question as a user would ask it. "
+    "Then p picks the chunks that answer it, and ctrl+s saves."
+)
 DETAIL_DELAY = 0.05  # seconds between keys below which the detail pane waits
 
 
@@ -252,7 +257,8 @@ leaves a recovery file the next start offers to restore.
         app = self.rt
         detail = self.query_one(CaseDetail)
         if case_id is None or (not app.loaded and not app.preview):
-            detail.show("no case matches" if self.rows.query else "")
+            empty = app.loaded and not app.doc.cases  # a new test set: say how to begin
+            detail.show("no case matches" if self.rows.query else NO_CASES if empty else "")
             return
         try:
             case = (
