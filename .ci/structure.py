@@ -25,7 +25,6 @@ PACKAGE = ROOT / "ragtriage"
 
 # "path:qualified.name" for functions, "path" for modules; each says who splits it.
 ALLOWED: set[str] = {
-    "ragtriage/core/staleness/probe.py:probe_range",  # CC 41: the hot loop, split with a benchmark
     "ragtriage/tui/screens/stale.py:StaleScreen._show",  # CC 28
     "ragtriage/tui/app.py",  # 772 lines: the RunSession redesign moves the run side out
 }

@@ -148,6 +148,14 @@ def add_run_options(
         "--dry-run", action="store_true", help="say how many calls and about how many prompt tokens, and stop"
     )
     p.add_argument(
+        "--cite",
+        choices=("inline", "prompt", "field"),
+        default=None,
+        help="where the grounding check's cited chunks come from: inline [chunk-id] citations in the "
+        "answer, the prompt's chunks (a system that does not cite), or the result's `cited` field "
+        "(default: the test set's cite:, else inline)",
+    )
+    p.add_argument(
         "--judge",
         default=None,
         metavar="SPEC",
@@ -444,7 +452,18 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("testset", metavar="TESTSET")
     s.add_argument("--format", required=True, choices=FORMATS)
     s.add_argument("-o", "--output", metavar="PATH", help="output file (default: stdout)")
-    s.add_argument("--run", metavar="RUN", help="with --format trec: also write the run's rankings")
+    s.add_argument(
+        "--run",
+        metavar="RUN",
+        help="with --format trec: also write the run's rankings; with ragas: what the system retrieved and answered",
+    )
+    s.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        metavar="K",
+        help="with --format ragas --run: how much of each ranking is retrieved_contexts (default: the run's k)",
+    )
 
     s = _sub(subs, "import", "make a commented test set from another tool's file")
     s.add_argument("file", metavar="FILE")

@@ -192,10 +192,13 @@ def _the_run(args, doc, bars, sel):
             _refuse_judge_on_a_made_run(args, run)
         _print_warnings(run.warnings)
         chunk_text = None
-        if run.meta.get("testset_hash") != getattr(doc, "content_hash", None):
+        cite = getattr(args, "cite", None) or doc.settings.cite
+        if run.meta.get("testset_hash") != getattr(doc, "content_hash", None) or cite != run.meta.get(
+            "cite", "inline"
+        ):
             from ..core.systems import Context
 
-            chunk_text = Context(doc).chunk_text
+            chunk_text = Context(doc).lookup  # (rescored: the corpus says which ids it holds)
         return run, label, chunk_text
     made = _make_run(args, doc, bars, sel)
     _print_warnings(made.warnings)
@@ -348,6 +351,7 @@ def _check(args, report, outputs) -> int:
         chunk_text=chunk_text,
         stale_corpus=stale_corpus,
         cases=None if sel.everything else select(doc.cases, sel),
+        cite=getattr(args, "cite", None),
     )
     if note:
         result.notes.append(note)

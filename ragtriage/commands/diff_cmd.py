@@ -45,9 +45,12 @@ def main(args) -> int:
     from ..core.stats import REGRESSION
 
     guard_outputs({"--markdown": args.markdown, "--json": args.json}, [args.run_a, args.run_b])
-    a = read_run(args.run_a)
-    b = read_run(args.run_b)
+    from ..core.rerun import rescored_run
+
+    a, note_a = rescored_run(read_run(args.run_a))  # as check judges them: the stored reasons
+    b, note_b = rescored_run(read_run(args.run_b))  # are recomputed from each run's own fields
     d = diff_runs(a, b)
+    d.notes[:0] = [n for n in (note_a, note_b) if n]
     rc = _comparison(args, a, b)
     sys.stdout.write(render_text(d))
     sys.stdout.write("\n" + comparison_text(rc))

@@ -21,6 +21,11 @@ def run_path_for(qrels_path: str) -> Path:
 
 
 def _refuse_conflicts(args) -> None:
+    k = getattr(args, "k", None)
+    if k is not None and not (args.run and args.format == "ragas"):
+        raise InputError(Problem("--k", None, "only with --format ragas --run: the cut of each ranking"))
+    if k is not None and k < 1:
+        raise InputError(Problem("--k", None, "must be 1 or more"))
     if args.run and args.format not in ("trec", "ragas"):
         raise InputError(
             Problem(
@@ -55,7 +60,10 @@ def main(args) -> int:
     if run is not None and args.format == "trec":
         run_text = export_trec_run(run_cases, tag=str(run.meta.get("system") or "ragtriage"))
     by_id = {r["id"]: r for r in run_cases} if run is not None and args.format == "ragas" else None
-    text, notes = export_testset(doc, args.format, run=by_id)
+    k = getattr(args, "k", None)
+    if by_id is not None and k is None:
+        k = run.meta.get("k") if run is not None else None
+    text, notes = export_testset(doc, args.format, run=by_id, k=k)
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     if args.output:

@@ -191,6 +191,7 @@ def run_options(args) -> dict:
         api_key_env=args.api_key_env,
         judge=getattr(args, "judge", None),
         judge_key_env=getattr(args, "judge_key_env", "OPENAI_API_KEY"),
+        cite=getattr(args, "cite", None),
     )
 
 
@@ -213,9 +214,24 @@ def judge_text(s: Summary, records: list[CaseRecord]) -> str:
 def dry_run_judge(p: dict) -> str:
     if "judge" not in p:
         return ""
+    if p.get("judge_exact"):
+        skipped = [
+            f"{p[key]} {what}"
+            for key, what in (
+                ("judge_abstained", "abstentions"),
+                ("judge_cached", "cached verdicts"),
+                ("judge_errors", "cases without a result"),
+            )
+            if p.get(key)
+        ]
+        return (
+            f"\njudge {p['judge']}: {p['judge_calls']} calls"
+            + (f" (not asked: {', '.join(skipped)})" if skipped else "")
+            + f", about {p['judge_tokens']} tokens"
+        )
     return (
-        f"\njudge {p['judge']}: at most {p['judge_calls']} calls (fewer when cached or abstained), "
-        f"about {p['judge_tokens']} tokens"
+        f"\njudge {p['judge']}: at most {p['judge_calls']} calls (fewer when cached or abstained: the "
+        f"answers are not known before the run), about {p['judge_tokens']} tokens"
     )
 
 

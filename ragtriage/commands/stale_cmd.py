@@ -81,7 +81,12 @@ def _progress(path: Path | None) -> tuple[ProgressCallback | None, Callable[[], 
 def _fmt_cands(e: StaleEntry) -> str:
     if not e.candidates:
         return "no candidate"
-    parts = [f"{cid} ({score:.2f})" for cid, score in e.candidates]
+    parts = [
+        f"{cid} ({score:.2f}, another document: {e.elsewhere[cid]})"
+        if cid in e.elsewhere
+        else f"{cid} ({score:.2f})"
+        for cid, score in e.candidates
+    ]
     if e.status in ("split",) or (e.status == "changed" and e.expect == "all"):
         return " + ".join(parts) + ", expect: all"
     return ", ".join(parts)
@@ -141,6 +146,8 @@ def render(
             arrow = "→" if e.candidates else " "
             mark = "✓" if e.fixed else "✗"
             lines.append(f"  {mark} {e.label:<{wid}}  {e.status:<10} {arrow} {_fmt_cands(e)}  [{_what(e)}]")
+            if e.note and not e.fixed:
+                lines.append(f"    {'':<{wid}}  ({e.note})")
     lines += grouped
     counts = report.counts
     total = sum(counts.values())
@@ -159,9 +166,32 @@ def render(
         if edit_corpus is not None:
             hint += f" --corpus {shlex.quote(edit_corpus)}"
         line += f" ({hint})"
+    unrelated = unrelated_note(report)
+    if unrelated:
+        lines.append("")
+        lines.append(f"note: {unrelated}")
     lines.append("")
     lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def unrelated_note(report: StaleReport) -> str | None:
+    """When the corpus looks unrelated to the labels — not one labelled id is in it and not
+    one remembered text was found — say so, with the likely causes (issue 20): a report of
+    "all missing" then means the wrong chunks file, not a re-chunking to review."""
+    entries = report.labels
+    if len(entries) < 3:
+        return None
+    gone = [e for e in entries if e.status in ("missing", "unknown")]
+    found = [e for e in entries if e.status not in ("missing", "unknown")]
+    if found or not gone:
+        return None
+    return (
+        f"none of the {len(entries)} labels' ids is in this corpus and none of their texts was found: "
+        "it looks unrelated to the test set (another collection, or chunk ids made anew in every "
+        "process, such as LlamaIndex's default uuid4 node ids): check --corpus / `corpus:` before "
+        "reviewing the candidates"
+    )
 
 
 def main(args: argparse.Namespace) -> int:

@@ -107,6 +107,7 @@ def evaluate(
     selection=None,
     executor: str = "thread",
     ray_address: str | None = None,
+    cite: str | None = None,
 ) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
@@ -132,7 +133,9 @@ def evaluate(
     so ``ragtriage merge`` can check that shards cover the test set once. ``executor``
     runs a ``python:`` system's calls in this process (``"thread"``, the default here), in
     a worker process (``"process"``, the CLI's default: a system that exits or crashes is
-    an error, not the end of the run) or as Ray tasks (``"ray"``, at ``ray_address``)."""
+    an error, not the end of the run) or as Ray tasks (``"ray"``, at ``ray_address``).
+    ``cite`` (``inline``, ``prompt``, ``field``; default the test set's ``cite:``) says where
+    the grounding check's cited set comes from (evaluation.md)."""
     import gc
 
     was = gc.isenabled()
@@ -163,6 +166,7 @@ def evaluate(
             selection=selection,
             executor=executor,
             ray_address=ray_address,
+            cite=cite,
         )
     finally:
         if was:
@@ -207,6 +211,7 @@ def _resumed(
     ctx: Context,
     warnings: list[Problem],
     judge_: Any = None,
+    settings: Any = None,
 ) -> tuple[list[CaseRecord], dict[str, CaseRecord]]:
     """The cases ``out`` already holds (rescored against the test set as it is now), kept
     by a resumed run; a run of other options or of another test set is refused."""
@@ -257,7 +262,7 @@ def _resumed(
         if rec.get("reason") == "error" or rec["id"] not in order:
             continue
         case = cases[order[rec["id"]]]
-        new = rescore(rec, case, k, ctx.chunk_text, doc.settings)
+        new = rescore(rec, case, k, ctx.lookup, settings or doc.settings)
         if judge_ is not None:
             judge_.attach_cached(new, case, ctx.chunk_text, doc.settings.language, k)
         keep.append(new)
@@ -314,6 +319,28 @@ def _in_order(records: dict[str, CaseRecord], cases: list[Any]) -> list[CaseReco
         return list(records.values())  # finished in test-set order (a local system): nothing to sort
     order = {c.id: i for i, c in enumerate(cases)}
     return sorted(records.values(), key=lambda r: order[r["id"]])
+
+
+def with_cite(settings: Any, cite: str | None) -> Any:
+    """The test set's settings with ``cite`` (``--cite``) in place of its ``cite:``."""
+    if cite is None or cite == getattr(settings, "cite", "inline"):
+        return settings
+    from .grounding import CITE_MODES
+
+    if cite not in CITE_MODES:
+        raise InputError(Problem("--cite", None, f"{cite!r}: one of {', '.join(CITE_MODES)}"))
+    return settings.model_copy(update={"cite": cite})
+
+
+def _id_warnings(records: list[CaseRecord], k: int, cite: str, corpus: str | None) -> list[Problem]:
+    """Unknown ranked or cited ids, a run in which nothing is cited (idcheck.py): warnings."""
+    from .idcheck import citation_warning, id_warnings
+
+    texts = id_warnings(records, k, corpus)
+    note = citation_warning(records, cite)
+    if note:
+        texts.append(note)
+    return [Problem("run", None, t, severity="warning") for t in texts]
 
 
 def _cases_of(doc, ids, selection=None) -> list:
@@ -414,6 +441,7 @@ def _evaluate(
     selection=None,
     executor="thread",
     ray_address=None,
+    cite=None,
 ) -> Run:
     from .runner import Progress
 
@@ -440,20 +468,30 @@ def _evaluate(
         retain.append((ctx, sys_))
     warnings: list[Problem] = []
     cases = _cases_of(doc, ids, selection)
-    settings = doc.settings
+    settings = with_cite(doc.settings, cite)
     meta = _meta(doc, ctx, sys_, k, judge_, selection)
+    if settings.cite != "inline":
+        meta["cite"] = settings.cite
     records: dict[str, CaseRecord] = {}
     keep: list[CaseRecord] | None = None
     if resume and Path(out).exists():
         keep, records = _resumed(
-            out, doc, meta=meta, k=k, cases=cases, ctx=ctx, warnings=warnings, judge_=judge_
+            out,
+            doc,
+            meta=meta,
+            k=k,
+            cases=cases,
+            ctx=ctx,
+            warnings=warnings,
+            judge_=judge_,
+            settings=settings,
         )
     todo = [c for c in cases if c.id not in records]
     columnar = hasattr(sys_, "reader")  # results: answers on disk, scored in one streamed pass
     if hasattr(sys_, "prepare") and not columnar:
         sys_.prepare()
     writer = _writer(out, meta, keep if resume else None, exclusive and not resume, deferred=columnar)
-    chunk_text = ctx.chunk_text
+    chunk_text = ctx.lookup
     interrupted = False
     asked = 0
     flush = not hasattr(sys_, "ask_sync")  # a local system's lines are flushed in blocks
@@ -496,6 +534,8 @@ def _evaluate(
         ordered = _in_order(records, cases)
         asked_judge, interrupted = _ask_judge(judge_, interrupted, cancel)
         summary = summarize(ordered, k)
+        if not interrupted:
+            warnings.extend(_id_warnings(ordered, k, settings.cite, meta.get("corpus")))
         if writer is not None and not interrupted:
             _finish(writer, meta, ordered, summary, rewrite=asked_judge)
     finally:

@@ -158,6 +158,7 @@ class CheckResult:
     intervals: dict[str, Any] = field(default_factory=dict)  # summary rate -> its 95 % interval
     slices: dict[str, list] = field(default_factory=dict)  # "tag" / "topic" -> rates.Slice list
     comparison: Any = None  # the paired comparison with --baseline (comparison.RunComparison)
+    unknown_ids: str | None = None  # set when no ranked id of any case is in the corpus: no pass
 
     @property
     def failed_bars(self) -> list[BarResult]:
@@ -182,6 +183,7 @@ class CheckResult:
             and not self.errors
             and not self.not_run
             and not self.regressed
+            and not self.unknown_ids
         )
 
     def failures(self) -> list[CaseRecord]:
@@ -295,6 +297,8 @@ def render_text(res: CheckResult) -> str:
         out.append(
             f"✗ STALE  case {s['case']!r}: label {s['label']!r} is {s['status']}{against} (see `ragtriage stale`)"
         )
+    if res.unknown_ids:
+        out.append(f"✗ UNKNOWN IDS  {res.unknown_ids}")
     if res.missing:
         out.append(
             f"✗ INCOMPLETE  {len(res.missing)} case(s) of the test set have no result in the run: "
@@ -330,6 +334,7 @@ def _why_failed(res: CheckResult, stale: list, unrecorded: list) -> list[str]:
         (res.missing, f"{len(res.missing)} case(s) without a result"),
         (res.errors, f"{len(res.errors)} case(s) not measured (error)"),
         (res.not_run, f"{res.not_run} bar(s) not measured"),
+        (res.unknown_ids, "no ranked id is in the corpus"),
     )
     return [text for failed, text in checks if failed]
 

@@ -4,11 +4,18 @@
 the first reason found, written for a person:
 
 1. an abstention is supported;
-2. no ``[chunk-id]`` citation -> ``no source``;
-3. a cited ID the generator did not see -> ``source outside prompt: ID``;
-4. a number in the answer (outside citations) that is not a number of the cited
+2. no cited chunk -> ``no source``;
+3. a cited chunk that is not in the corpus -> ``source not in corpus: ID`` (when the
+   corpus is known: a citation of a chunk nobody can read supports nothing);
+4. a cited ID the generator did not see -> ``source outside prompt: ID``;
+5. a number in the answer (outside citations) that is not a number of the cited
    chunks -> ``number N missing from source`` (numbers read as numbers, number
    words of the language, units compared when both sides give one).
+
+Where the cited set comes from is the test set's ``cite`` (``--cite``): ``inline``, the
+``[chunk-id]`` citations in the answer; ``prompt``, the chunks the generator saw (for a
+system that returns its sources beside the answer and does not cite); ``field``, the
+``cited`` list of the result.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from .numbers import Number, find_numbers
+from .numbers import Number, find_numbers, same_number
+from .text import collapse
 
 DECLINE = {
     "es": ("no lo sé",),
@@ -88,10 +96,10 @@ _TRAIL = ".!?…;:。 \t\r\n"
 
 
 def normalise_answer(text: str) -> str:
-    """For reference-answer equality: citations dropped, case, surrounding whitespace
-    and final punctuation ignored, inner whitespace collapsed."""
-    t = _fold(strip_citations(text))
-    t = re.sub(r"\s+", " ", t).strip()
+    """For reference-answer equality: :func:`~ragtriage.core.text.collapse` (NFC, whitespace
+    collapsed), then citations dropped, case, curly apostrophes and final punctuation ignored."""
+    t = _fold(collapse(strip_citations(text)))
+    t = " ".join(t.split())
     return t.rstrip(_TRAIL).strip()
 
 
@@ -104,7 +112,10 @@ def is_correct(case, answer: str | None, abstained: bool) -> bool:
         return False
     if case.answer is not None:
         return normalise_answer(answer) == normalise_answer(case.answer)
-    return all(s in answer for s in case.must_contain)
+    if not case.must_contain:
+        return True
+    text = collapse(answer)  # the same normalisation as `answer` (case kept): NFD, no-break spaces
+    return all(collapse(s) in text for s in case.must_contain)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -175,7 +186,7 @@ def _numbers_by_value(
 
 def _unsupported_number(wanted: Sequence[Number], by_value: Mapping[Any, list[Number]]) -> str:
     for n in wanted:
-        same = by_value.get(n.value)
+        same = [s for s in by_value.get(n.value) or () if same_number(n, s)]
         if not same:
             return f"number {_fmt(n)} missing from source"
         if n.unit is not None and all(s.unit is not None and s.unit != n.unit for s in same):
@@ -187,6 +198,27 @@ def _unsupported_number(wanted: Sequence[Number], by_value: Mapping[Any, list[Nu
     return ""
 
 
+CITE_MODES = ("inline", "prompt", "field")
+NO_SOURCE = {
+    "inline": "no source",
+    "prompt": "no source (the generator saw no chunk)",
+    "field": "no source (the result has no `cited` list)",
+}
+
+
+def cited_ids(
+    answer: str | None, prompt_ids: Sequence[str], cite: str = "inline", cited: Any = None
+) -> list[str]:
+    """The cited set of ``cite`` mode (see the module doc), duplicates kept once."""
+    if cite == "prompt":
+        return list(dict.fromkeys(prompt_ids))
+    if cite == "field":
+        if type(cited) is not list:
+            return []
+        return list(dict.fromkeys(c for c in cited if type(c) is str and c))
+    return _citations(answer or "")[0]
+
+
 def check_grounding(
     answer: str | None,
     prompt_ids: Sequence[str],
@@ -195,15 +227,54 @@ def check_grounding(
     language: str | None = None,
     decline: Sequence[str] | None = None,
     abstained: bool | None = None,
+    cite: str = "inline",
+    cited: Any = None,
+    known: Callable[[str], bool] | None = None,
 ) -> str:
-    """'' when supported, else the first reason (see the module doc)."""
+    """'' when supported, else the first reason (see the module doc). ``cited``: the
+    result's ``cited`` list (``cite="field"``); ``known(id)``: is that chunk in the corpus
+    (None: no corpus to tell)."""
+    return ground(answer, prompt_ids, chunk_text, language, decline, abstained, cite, cited, known)[0]
+
+
+def ground(
+    answer: str | None,
+    prompt_ids: Sequence[str],
+    chunk_text: Callable[[str], str | None],
+    language: str | None = None,
+    decline: Sequence[str] | None = None,
+    abstained: bool | None = None,
+    cite: str = "inline",
+    cited: Any = None,
+    known: Callable[[str], bool] | None = None,
+) -> tuple[str, list[str]]:
+    """:func:`check_grounding`'s reason, and the cited set it judged (read once: the scoring
+    records the cited ids the corpus does not hold)."""
     if abstained is None:
         abstained = is_abstention(answer, decline_phrases(language, decline))
+    inline, body = _citations(answer) if answer and "[" in answer else ([], answer or "")
+    cited = inline if cite == "inline" else cited_ids(answer, prompt_ids, cite, cited)
     if abstained:
-        return ""
-    cited, body = _citations(answer or "")
+        return "", cited
+    return _reason(cited, body, prompt_ids, chunk_text, language, cite, known), cited
+
+
+def _reason(
+    cited: list[str],
+    body: str,
+    prompt_ids: Sequence[str],
+    chunk_text: Callable[[str], str | None],
+    language: str | None,
+    cite: str,
+    known: Callable[[str], bool] | None,
+) -> str:
     if not cited:
-        return "no source"
+        return NO_SOURCE.get(cite, "no source")
+    if known is not None:
+        for cid in cited:
+            if not known(cid):
+                return f"source not in corpus: {cid}"
+    cited = list(cited)
     for i, cid in enumerate(cited):
         if cid not in prompt_ids:
             # the same id in another Unicode form (a generator writes "í" composed where the

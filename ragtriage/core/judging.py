@@ -8,15 +8,16 @@ from typing import Any
 
 from .diagnosis import PASSING
 from .gate import Bar, CheckResult, explain, measure
+from .idcheck import check_notes, cite_mode
 from .records import CaseRecord, Summary
 
 
 def _judged_records(
-    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str], cases: Any = None
+    doc: Any, run: Any, k: int, chunk_text: Any, notes: list[str], cases: Any = None, cite: str | None = None
 ) -> tuple[list[CaseRecord], Summary, list[str]]:
     """(the run's records for the test set's cases — or the selected ``cases`` — in its
     order; the summary they give; the case ids the run lacks). A run of another version of
-    the test set is rescored."""
+    the test set, or judged with another ``cite`` mode than it was made with, is rescored."""
     from .summary import summarize
 
     selected = cases is not None
@@ -29,17 +30,15 @@ def _judged_records(
     run_hash = run.meta.get("testset_hash")
     doc_hash = getattr(doc, "content_hash", None)
     changed = bool(run_hash and doc_hash and run_hash != doc_hash)
+    made_with = run.meta.get("cite") or "inline"
+    mode = cite_mode(doc, cite)
     summary = run.summary
     records = [by_id[cid] for cid in ids if cid in by_id]
-    if changed:
-        from .scoring import rescore
+    if changed or mode != made_with:
+        from .rerun import rescored_records
 
-        notes.append(
-            "the test set changed since this run was made: its answers were rescored against the "
-            "current cases (no new calls)"
-        )
-        look = chunk_text or (lambda _id: None)
-        records = [rescore(by_id[c.id], c, k, look, doc.settings) for c in cases if c.id in by_id]
+        chosen = {cid: by_id[cid] for cid in ids if cid in by_id}
+        records = rescored_records(doc, chosen, k, chunk_text, mode, made_with, changed, notes)
         summary = None
     if extra and selected:
         summary = None  # cases of the run outside the selection: not judged here
@@ -94,6 +93,7 @@ def judge(
     chunk_text=None,
     stale_corpus: str | None = None,
     cases=None,
+    cite: str | None = None,
 ) -> CheckResult:
     """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.
 
@@ -103,8 +103,9 @@ def judge(
     and the summary recomputed, so the bars judge the test set as it is now."""
     k = run.meta.get("k") or doc.settings.k
     notes: list[str] = []
-    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes, cases)
+    records, summary, missing = _judged_records(doc, run, k, chunk_text, notes, cases, cite)
     results = measure(bars, records, summary, k)
+    unknown = check_notes(records, k, run.meta.get("corpus"), cite_mode(doc, cite), notes)
     deep = _depth_note(bars, records, k)
     if deep is not None:
         notes.append(deep)
@@ -126,4 +127,5 @@ def judge(
         meta=meta,
         stale_corpus=stale_corpus if stale else None,
         errors=[r["id"] for r in records if r.get("reason") == "error"],
+        unknown_ids=unknown,
     )

@@ -12,254 +12,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-# ----------------------------------------------------------------------------- words
-
-_UNITS_WORDS: dict[str, dict[str, int | None]] = {
-    "es": {
-        "cero": 0,
-        "uno": 1,
-        "dos": 2,
-        "tres": 3,
-        "cuatro": 4,
-        "cinco": 5,
-        "seis": 6,
-        "siete": 7,
-        "ocho": 8,
-        "nueve": 9,
-        "diez": 10,
-        "once": 11,
-        "doce": 12,
-        "trece": 13,
-        "catorce": 14,
-        "quince": 15,
-        "dieciséis": 16,
-        "dieciseis": 16,
-        "diecisiete": 17,
-        "dieciocho": 18,
-        "diecinueve": 19,
-        "veinte": 20,
-        "veintiuno": 21,
-        "veintiún": 21,
-        "veintidós": 22,
-        "veintidos": 22,
-        "veintitrés": 23,
-        "veintitres": 23,
-        "veinticuatro": 24,
-        "veinticinco": 25,
-        "veintiséis": 26,
-        "veintiseis": 26,
-        "veintisiete": 27,
-        "veintiocho": 28,
-        "veintinueve": 29,
-        "treinta": 30,
-        "cuarenta": 40,
-        "cincuenta": 50,
-        "sesenta": 60,
-        "setenta": 70,
-        "ochenta": 80,
-        "noventa": 90,
-        "cien": 100,
-        "ciento": 100,
-        "mil": 1000,
-        "doble": None,
-        "media": None,  # placeholders never matched (None is skipped)
-    },
-    "de": {
-        "null": 0,
-        "eins": 1,
-        "zwei": 2,
-        "zwo": 2,
-        "drei": 3,
-        "vier": 4,
-        "fünf": 5,
-        "sechs": 6,
-        "sieben": 7,
-        "acht": 8,
-        "neun": 9,
-        "zehn": 10,
-        "elf": 11,
-        "zwölf": 12,
-        "dreizehn": 13,
-        "vierzehn": 14,
-        "fünfzehn": 15,
-        "sechzehn": 16,
-        "siebzehn": 17,
-        "achtzehn": 18,
-        "neunzehn": 19,
-        "zwanzig": 20,
-        "dreißig": 30,
-        "dreissig": 30,
-        "vierzig": 40,
-        "fünfzig": 50,
-        "sechzig": 60,
-        "siebzig": 70,
-        "achtzig": 80,
-        "neunzig": 90,
-        "hundert": 100,
-        "einhundert": 100,
-        "tausend": 1000,
-        "eintausend": 1000,
-    },
-    "en": {
-        "zero": 0,
-        "one": 1,
-        "two": 2,
-        "three": 3,
-        "four": 4,
-        "five": 5,
-        "six": 6,
-        "seven": 7,
-        "eight": 8,
-        "nine": 9,
-        "ten": 10,
-        "eleven": 11,
-        "twelve": 12,
-        "thirteen": 13,
-        "fourteen": 14,
-        "fifteen": 15,
-        "sixteen": 16,
-        "seventeen": 17,
-        "eighteen": 18,
-        "nineteen": 19,
-        "twenty": 20,
-        "thirty": 30,
-        "forty": 40,
-        "fifty": 50,
-        "sixty": 60,
-        "seventy": 70,
-        "eighty": 80,
-        "ninety": 90,
-        "hundred": 100,
-        "thousand": 1000,
-    },
-    "nl": {
-        "nul": 0,
-        "één": 1,
-        "eén": 1,
-        "twee": 2,
-        "drie": 3,
-        "vier": 4,
-        "vijf": 5,
-        "zes": 6,
-        "zeven": 7,
-        "acht": 8,
-        "negen": 9,
-        "tien": 10,
-        "elf": 11,
-        "twaalf": 12,
-        "dertien": 13,
-        "veertien": 14,
-        "vijftien": 15,
-        "zestien": 16,
-        "zeventien": 17,
-        "achttien": 18,
-        "negentien": 19,
-        "twintig": 20,
-        "dertig": 30,
-        "veertig": 40,
-        "vijftig": 50,
-        "zestig": 60,
-        "zeventig": 70,
-        "tachtig": 80,
-        "negentig": 90,
-        "honderd": 100,
-        "duizend": 1000,
-    },
-}
-# Articles that are also the word for one (un, una, ein, eine, een) are never read as numbers.
-
-# German "einundzwanzig", Dutch "eenentwintig"; Spanish "treinta y dos" is read word by word.
-_DE_ONES = {
-    "ein": 1,
-    "zwei": 2,
-    "drei": 3,
-    "vier": 4,
-    "fünf": 5,
-    "sechs": 6,
-    "sieben": 7,
-    "acht": 8,
-    "neun": 9,
-}
-_DE_TENS = {
-    "zwanzig": 20,
-    "dreißig": 30,
-    "dreissig": 30,
-    "vierzig": 40,
-    "fünfzig": 50,
-    "sechzig": 60,
-    "siebzig": 70,
-    "achtzig": 80,
-    "neunzig": 90,
-}
-_NL_ONES = {
-    "een": 1,
-    "één": 1,
-    "twee": 2,
-    "drie": 3,
-    "vier": 4,
-    "vijf": 5,
-    "zes": 6,
-    "zeven": 7,
-    "acht": 8,
-    "negen": 9,
-}
-_NL_TENS = {
-    "twintig": 20,
-    "dertig": 30,
-    "veertig": 40,
-    "vijftig": 50,
-    "zestig": 60,
-    "zeventig": 70,
-    "tachtig": 80,
-    "negentig": 90,
-}
-_EN_TENS = {
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
-_EN_ONES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
-
-
-def _compounds(lang: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    if lang == "de":
-        for o, ov in _DE_ONES.items():
-            for t, tv in _DE_TENS.items():
-                out[f"{o}und{t}"] = ov + tv
-    elif lang == "nl":
-        for o, ov in _NL_ONES.items():
-            for t, tv in _NL_TENS.items():
-                sep = "ën" if o.endswith("e") else "en"
-                out[f"{o}{sep}{t}"] = ov + tv
-                out[f"{o}en{t}"] = ov + tv
-    elif lang == "en":
-        for t, tv in _EN_TENS.items():
-            for o, ov in _EN_ONES.items():
-                out[f"{t}-{o}"] = tv + ov
-    return out
-
-
-def number_words(language: str | None) -> dict[str, int]:
-    """Word -> value for ``language`` (es, de, en, nl; anything else: en)."""
-    lang = _lang(language)
-    words = {w: v for w, v in _UNITS_WORDS.get(lang, _UNITS_WORDS["en"]).items() if v is not None}
-    words.update(_compounds(lang if lang in _UNITS_WORDS else "en"))
-    return words
-
-
-def _lang(language: str | None) -> str:
-    return (language or "en").lower().split("-")[0].split("_")[0]
-
+from .numwords import AND_HALF, FRACTIONS, HALF_WORDS, HALVES, JOINERS, NUMERATORS, _lang, number_words
 
 # ----------------------------------------------------------------------------- units
 
@@ -346,7 +103,10 @@ _CURRENCY = {"€": "EUR", "$": "USD", "£": "GBP"}  # the symbols read before a
 # ----------------------------------------------------------------------------- reading
 
 _SEPS = re.compile(r"([.,])")
-_DIGITS = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)")
+# digits not glued to a letter or digit before them (``utf8``, ``x86``: part of a name), nor
+# to a separator; ``_`` may stand before them (``gentoo_0.9.13``), and a version's ``v`` (``v2.0``)
+_NOT_GLUED = r"(?:(?<![\w.,])|(?<=_)|(?<=(?<!\w)[vV]))"
+_DIGITS = re.compile(_NOT_GLUED + r"(\d+(?:[.,]\d+)*)")
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?")
 _BEFORE = re.compile(r"([€$£])\s?$")
 
@@ -362,10 +122,22 @@ def negative_sign(lower: str, start: int) -> bool:
 
 
 class Number(NamedTuple):
-    value: Decimal
+    value: Decimal | str  # a version (``2.0.1``, ``0.9.13``) is its text: not a quantity
     unit: str | None  # canonical unit, or None when the text gives none
     text: str  # as written (``14``, ``1.000``, ``cinco``)
     start: int
+    places: int | None = None  # decimals as written (``3.10``: 2, ``3.1``: 1, ``14``: 0); words: None
+
+
+_MONEY = frozenset({"EUR", "USD", "GBP", "CENT"})
+
+
+def same_number(a: Number, b: Number) -> bool:
+    """Do two numbers of equal ``value`` say the same? Written decimals count (``3.1`` is not
+    ``3.10``: a version, a section), except for money (``2,50 €`` is ``2,5 €``) and words."""
+    if a.places is None or b.places is None or a.places == b.places:
+        return True
+    return a.unit in _MONEY or b.unit in _MONEY
 
 
 @lru_cache(maxsize=64)
@@ -396,10 +168,7 @@ def parse_number(token: str, language: str | None = None) -> Decimal | None:
         return Decimal("".join(digits[:-1]) + "." + digits[-1])
     if len(seps) == 1:  # the other style's decimal point ("1.5" in a Spanish text)
         return Decimal(digits[0] + "." + digits[1])
-    try:
-        return Decimal("".join(digits))
-    except InvalidOperation:  # pragma: no cover - digits only
-        return None
+    return None  # two separators that group no thousands: a version (2.0.1), not a quantity
 
 
 _AFTER1 = re.compile(r"\s?(?:([€$£%])|([^\W\d_]+))")
@@ -468,7 +237,7 @@ def _words(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
 def _scanner(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
     """Digits or a whole number word, in one pass over lower-cased text."""
     values = number_words(language)
-    pat = re.compile(r"(?<![\w.,])(\d+(?:[.,]\d+)*)|\b(" + _trie_regex(values) + r")\b")
+    pat = re.compile(_NOT_GLUED + r"(\d+(?:[.,]\d+)*)|\b(" + _trie_regex(values) + r")\b")
     return pat, values
 
 
@@ -501,7 +270,7 @@ def _scanner_units(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
         "[\\d"
         + "".join(re.escape(ch) for ch in firsts)
         + "]"
-        + r"(?:(?<=(\d))(?<![\w.,]\d)\d*(?:[.,]\d+)*|(?<!\w.)(?:"
+        + r"(?:(?<=(\d))(?:(?<![\w.,]\d)|(?<=_\d)|(?<=(?<!\w)[vV]\d))\d*(?:[.,]\d+)*|(?<!\w.)(?:"
         + words
         + r")\b)"
         + _AFTER_LOOK
@@ -510,7 +279,14 @@ def _scanner_units(language: str | None) -> tuple[re.Pattern, dict[str, int]]:
 
 
 def find_numbers(text: str, language: str | None = None) -> list[Number]:
-    """Every number in ``text`` (digits and number words), with its unit if one is written."""
+    """Every number in ``text`` (digits and number words), with its unit if one is written.
+
+    Number words next to each other that make one number are one (``six hundred``,
+    ``dos mil quinientos``, ``treinta y dos``, ``zwei Millionen``); halves and simple
+    fractions in words are numbers (``one and a half``, ``zweieinhalb``, ``media hora``,
+    ``three quarters``); digits after ``_`` are a number when a word stands before it
+    (``gentoo_0.9.13``, not ``x86_64``); digits with two separators that group no
+    thousands are a version, compared as written (``2.0.1``)."""
     if not text:
         return []
     if not text.isascii():
@@ -518,12 +294,34 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
     lower = text.lower()
     if len(lower) != len(text):  # a letter whose lower case is longer (İ): keep offsets honest
         lower = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in text)
+    out, words = _scan(text, lower, language)
+    lang, hints = _hints(language)
+    if words and len(out) > 1:
+        out = _joined(out, text, lower, lang)
+    if hints is not None and hints(lower):
+        out = _with_fractions(out, text, lower, lang)
+    return out
+
+
+@lru_cache(maxsize=32)
+def _hints(language: str | None) -> tuple[str, Any]:
+    """The language, and a search for what a text holding a half or a fraction in words must
+    contain (most texts do not: one C-level search)."""
+    lang = _lang(language)
+    words = _FRACTION_HINTS.get(lang)
+    return lang, (re.compile("|".join(words)).search if words else None)
+
+
+def _scan(text: str, lower: str, language: str | None) -> tuple[list[Number], bool]:
+    """One pass of the scanner: every digit string and number word, with its unit; and
+    whether any number word was met (``text`` NFC, ``lower`` its lower case)."""
     pat, values = _scanner_units(language)
     out: list[Number] = []
     new = tuple.__new__
     units = UNITS
     unit: str | None
-    value: int | Decimal
+    value: int | Decimal | str
+    words = False
     for m in pat.finditer(lower):
         digit, sym, after, second = m.groups()
         if sym:
@@ -538,14 +336,19 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
             unit = None
         if digit is not None:
             tok = m.group()
+            start = m.start()
+            if start and lower[start - 1] == "_" and _after_a_name(lower, start - 1):
+                continue  # x86_64, py3_10: part of a name
+            places: int | None = 0
             if tok.isdigit():
                 value = int(tok)  # equal (and hash-equal) to the same Decimal
             else:
                 parsed = parse_number(tok, language)
                 if parsed is None:
-                    continue
-                value = parsed.normalize()
-            start = m.start()
+                    value, places = tok, None  # a version: as written
+                else:
+                    places = max(0, -int(parsed.as_tuple().exponent))
+                    value = parsed.normalize()
             if (
                 unit is None and start
             ):  # a currency symbol just before (``€5``, ``€ 5``), as _unit_before reads it
@@ -554,12 +357,162 @@ def find_numbers(text: str, language: str | None = None) -> list[Number]:
                     unit = _CURRENCY[c]
                 elif start > 1 and c.isspace() and lower[start - 2] in _CURRENCY:
                     unit = _CURRENCY[lower[start - 2]]
-            if negative_sign(lower, start):
+            if negative_sign(lower, start) and not isinstance(value, str):
                 value = -value  # "-5 °C" is not "5 °C"; "3-5" (a range) and "a-1" (an id) are not signs
                 tok = text[start - 1] + tok
                 start -= 1
-            out.append(new(Number, (value, unit, tok, start)))
+            out.append(new(Number, (value, unit, tok, start, places)))
         else:
+            words = True
             a, b = m.span()
-            out.append(new(Number, (values[lower[a:b]], unit, text[a:b], a)))
+            out.append(new(Number, (values[lower[a:b]], unit, text[a:b], a, None)))
+    return out, words
+
+
+def _after_a_name(lower: str, at: int) -> bool:
+    """Is the token that ends at ``at`` (an ``_``) a name with digits in it (``x86``, ``py3``)?"""
+    i = at
+    while i > 0 and (lower[i - 1].isalnum() or lower[i - 1] == "_"):
+        i -= 1
+    return any(ch.isdigit() for ch in lower[i:at])
+
+
+# ----------------------------------------------------------------------------- words joined
+
+
+def _joinable(gap: str, lang: str) -> str | None:
+    """What stands between two number words: "" (a space or hyphen), the language's "and",
+    or None when it is not part of a number."""
+    g = gap.strip()
+    if not g or g == "-":
+        return "" if gap.count("\n") < 2 else None
+    return g if g in JOINERS.get(lang, ()) and gap[0].isspace() and gap[-1].isspace() else None
+
+
+def _joined(nums: list[Number], text: str, lower: str, lang: str) -> list[Number]:
+    """Number words that make one number, as one: ``six hundred`` (6 x 100), ``dos mil
+    quinientos`` (2 x 1000 + 500), ``treinta y dos`` (30 + 2), ``one hundred and twenty``,
+    ``2 millones``. Words that do not combine (``five six``) stay apart."""
+    out: list[Number] = []
+    state: dict[int, tuple[int, int]] = {}  # id of a number made of words -> (total, current)
+    for n in nums:
+        prev = out[-1] if out else None
+        if prev is not None and n.places is None and type(n.value) is int:
+            gap = lower[prev.start + len(prev.text) : n.start]
+            join = _joinable(gap, lang) if len(gap) <= 5 else None
+            st = state.get(id(prev)) or _start(prev)
+            nxt = _step(st, n.value, join, digits=prev.places is not None) if st is not None else None
+            if nxt is not None:
+                m = Number(
+                    sum(nxt), n.unit, text[prev.start : n.start + len(n.text)], prev.start, prev.places
+                )
+                out[-1] = m
+                state[id(m)] = nxt
+                continue
+        out.append(n)
     return out
+
+
+_MULTIPLIERS = (1_000_000, 1000)
+
+
+def _start(n: Number) -> tuple[int, int] | None:
+    """(thousands and more, the part below a thousand) of a number that may go on in words."""
+    v = n.value
+    if type(v) is not int or v < 0 or (n.places is not None and n.places != 0):
+        return None
+    return (v - v % 1000, v % 1000) if n.places is None else (0, v)
+
+
+def _step(st: tuple[int, int], v: int, join: str | None, digits: bool) -> tuple[int, int] | None:
+    """The state after word ``v`` (the usual reading: ``current`` below a thousand, times a
+    multiplier into ``total``), or None when ``v`` does not go on the number."""
+    total, current = st
+    if join is None:
+        return None
+    if v in _MULTIPLIERS:  # "dos mil", "two million three thousand"; not "three thousand two million"
+        if join or not current or (total and total < v * 1000):
+            return None
+        return total + current * v, 0
+    if digits:
+        return None  # digits go on only with a multiplier ("2 millones", "3 thousand")
+    if v == 100:  # "six hundred"
+        return (total, current * 100) if not join and 0 < current < 10 else None
+    if current == 0:  # after a multiplier: "mil veinticuatro", "dos mil quinientos"
+        return (total, v) if total and v < 1000 else None
+    if v < 100 and current % 100 == 0 and current < 1000:  # "cuatrocientos cincuenta", "hundred and ten"
+        return total, current + v
+    if v < 10 and current % 10 == 0 and 20 <= current % 100:  # "treinta y dos", "twenty five"
+        return total, current + v
+    return None
+
+
+# ----------------------------------------------------------------------------- halves, fractions
+
+_FRACTION_HINTS = {
+    "en": ("half", "quarter", "third"),
+    "es": ("medi", "cuarto", "tercio"),
+    "de": ("halb", "viertel", "drittel"),
+    "nl": ("half", "halve", "kwart", "derde"),
+}
+
+
+@lru_cache(maxsize=8)
+def _fraction_patterns(lang: str) -> tuple[re.Pattern, ...]:
+    """(one-word halves ``zweieinhalb``; N and a half; a half with a unit after it; a fraction)."""
+    unit_words = "|".join(
+        sorted((re.escape(u) for u in UNITS if u.isalpha() and len(u) > 1), key=len, reverse=True)
+    )
+    one = (
+        re.compile(r"\b(" + "|".join(map(re.escape, sorted(HALVES[lang], key=len, reverse=True))) + r")\b")
+        if HALVES[lang]
+        else None
+    )
+    words = {**number_words(lang), **{a: v for a, v in NUMERATORS[lang].items() if v == 1}}
+    nums = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+    # "one and a half", "dos días y medio", "un año y medio": the unit may stand between
+    and_half = re.compile(r"\b(\d+|" + nums + r")\s+(?:(" + unit_words + r")\s+)?" + AND_HALF[lang] + r"\b")
+    half_unit = re.compile(
+        r"\b(" + "|".join(HALF_WORDS[lang]) + r")\s+(?:(?:a|an)\s+)?(" + unit_words + r")\b"
+    )
+    frac = re.compile(
+        r"\b(" + "|".join(map(re.escape, NUMERATORS[lang])) + r")[\s-]*(" + "|".join(FRACTIONS[lang]) + r")\b"
+    )
+    pats = [and_half, half_unit, frac]
+    return tuple([one, *pats] if one is not None else [None, *pats])  # type: ignore[list-item]
+
+
+def _with_fractions(nums: list[Number], text: str, lower: str, lang: str) -> list[Number]:
+    """``nums`` with the halves and fractions written in words, in place of the words they hold."""
+    one, and_half, half_unit, frac = _fraction_patterns(lang)
+    found: list[Number] = []
+    if one is not None:
+        for m in one.finditer(lower):
+            found.append(
+                Number(
+                    Decimal(HALVES[lang][m.group(1)]),
+                    _unit_after(text, m.end()),
+                    text[m.start() : m.end()],
+                    m.start(),
+                )
+            )
+    words = {**number_words(lang), **NUMERATORS[lang]}
+    for m in and_half.finditer(lower):
+        w, between = m.group(1), m.group(2)
+        base = Decimal(w) if w.isdigit() else Decimal(words[w])
+        unit = UNITS.get(between) if between else _unit_after(text, m.end())
+        found.append(Number(base + Decimal("0.5"), unit, text[m.start() : m.end()], m.start()))
+    for m in half_unit.finditer(lower):
+        found.append(Number(Decimal("0.5"), UNITS.get(m.group(2)), text[m.start() : m.end()], m.start()))
+    for m in frac.finditer(lower):
+        value = Decimal(NUMERATORS[lang][m.group(1)]) / Decimal(FRACTIONS[lang][m.group(2)])
+        found.append(Number(value, None, text[m.start() : m.end()], m.start()))
+    if not found:
+        return nums
+    spans = [(f.start, f.start + len(f.text)) for f in found]
+    kept = [n for n in nums if not any(a <= n.start < b for a, b in spans)]
+    taken: list[Number] = []
+    for f in sorted(found, key=lambda f: (f.start, -len(f.text))):
+        if not taken or f.start >= taken[-1].start + len(taken[-1].text):
+            taken.append(f)
+    return sorted(kept + taken, key=lambda n: n.start)

@@ -44,16 +44,12 @@ def plan(testset, system: str = "builtin", ks=None, **options) -> dict:
     external = not hasattr(sys_, "ask_sync")
     judge_ = open_judge(doc, options.get("judge"), key_env=options.get("judge_key_env") or "OPENAI_API_KEY")
     rows = []
+    local = hasattr(sys_, "ask_sync")  # answers in hand (results:) or made here (builtin): no spending
     for k in ks:
         per_case = [estimate_tokens(ctx, sys_, c, k) for c in doc.cases]
         row = {"k": k, "calls": len(doc.cases), "tokens": sum(per_case)}
         if judge_ is not None:
-            from .judge.client import estimate_case
-
-            row["judge_calls"] = len(doc.cases)  # at most: abstentions are not judged
-            row["judge_tokens"] = sum(
-                estimate_case(c, t, doc.settings.language) for c, t in zip(doc.cases, per_case)
-            )
+            row.update(_judge_row(doc, ctx, sys_, judge_, k, per_case, local, options.get("cite")))
         rows.append(row)
     out = {
         "system": sys_.spec,
@@ -65,6 +61,48 @@ def plan(testset, system: str = "builtin", ks=None, **options) -> dict:
     }
     if judge_ is not None:
         out["judge"] = judge_.spec
-        out["judge_calls"] = sum(r["judge_calls"] for r in rows)
-        out["judge_tokens"] = sum(r["judge_tokens"] for r in rows)
+        for key in ("judge_calls", "judge_tokens", "judge_abstained", "judge_cached", "judge_errors"):
+            out[key] = sum(r.get(key, 0) for r in rows)
+        out["judge_exact"] = all(r["judge_exact"] for r in rows)
     return out
+
+
+def _judge_row(doc, ctx: Context, sys_, judge_, k: int, per_case: list[int], local: bool, cite) -> dict:
+    """The judge's calls at ``k``: exact when the answers are known without spending (the
+    abstentions and the errors are not judged, a cached verdict costs nothing), else at most
+    one per case (``judge_exact`` says which)."""
+    from .judge.client import estimate_case
+
+    if not local:
+        return {
+            "judge_calls": len(doc.cases),  # at most: abstentions and cached verdicts are not asked
+            "judge_tokens": sum(
+                estimate_case(c, t, doc.settings.language) for c, t in zip(doc.cases, per_case)
+            ),
+            "judge_exact": False,
+        }
+    from .evaluate import with_cite
+    from .scoring import make_record
+    from .systems import CaseError
+
+    settings = with_cite(doc.settings, cite)
+    records = []
+    errors = 0
+    for case in doc.cases:
+        try:
+            res = sys_.ask_sync(case, k)
+        except CaseError:
+            errors += 1  # no result for this case: the run records an error, the judge is not asked
+            continue
+        records.append(make_record(case, res, k, ctx.lookup, settings))
+    asks = judge_.plan(records, {c.id: c for c in doc.cases}, ctx.chunk_text, doc.settings.language, k)
+    calls, tokens = judge_.estimate(asks)
+    abstained = sum(1 for r in records if r.get("abstained") or not r.get("answer") or r.get("error"))
+    return {
+        "judge_calls": calls,
+        "judge_tokens": tokens,
+        "judge_abstained": abstained,
+        "judge_cached": len(asks) - calls,
+        "judge_errors": errors,
+        "judge_exact": True,
+    }

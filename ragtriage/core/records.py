@@ -39,6 +39,8 @@ class Computed(TypedDict, total=False):
     why: str
     correct: bool
     reason: Reason | str
+    unknown_ranked: list[str]  # of the first k ranked ids, those not in the corpus (when known)
+    unknown_cited: list[str]  # the cited ids not in the corpus (when known)
 
 
 class CaseRecord(_CaseKeys, Computed, total=False):
@@ -56,6 +58,7 @@ class CaseRecord(_CaseKeys, Computed, total=False):
     ranking: list[str]
     scores: list[float]
     prompt_ids: list[str]
+    cited: list[str]
     tokens: int
     latency_ms: float
     answer: str | None
@@ -78,6 +81,7 @@ class RunMeta(_MetaKeys, total=False):
     system: str
     started: str
     version: str
+    cite: str  # the grounding check's cited set when not inline (evaluation.md)
     corpus: str
     judge: str
     resumed: str

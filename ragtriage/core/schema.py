@@ -35,6 +35,7 @@ SETTINGS_KEYS = (
     "judge",
     "judge_kappa",
     "judge_min_grades",
+    "cite",
 )
 TOP_KEYS = (*SETTINGS_KEYS, "cases", "labels")
 LABEL_FIELDS = ("sha", "text", "doc", "start", "end", "when", "corpus")
@@ -157,6 +158,7 @@ class Settings(BaseModel):
     judge: str | None = None  # openai:BASE_URL#MODEL, as --judge (judge.md)
     judge_kappa: float | None = None
     judge_min_grades: int | None = None
+    cite: Literal["inline", "prompt", "field"] = "inline"  # where the cited set comes from (evaluation.md)
 
     @field_validator("judge_kappa")
     @classmethod

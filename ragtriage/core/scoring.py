@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from .diagnosis import diagnose
-from .grounding import check_grounding, decline_phrases, is_abstention, is_correct
+from .grounding import cited_ids, decline_phrases, ground, is_abstention, is_correct
 from .metrics import retrieval
 from .records import CaseRecord, Computed
 
@@ -33,7 +33,39 @@ COMPUTED_FIELDS = (
     "correct",
     "reason",
 )
-RESULT_FIELDS = ("ranking", "scores", "answer", "prompt_ids", "supported", "tokens", "latency_ms", "error")
+# written only when not empty, and only when the corpus is known (``chunk_text_lookup.known``)
+UNKNOWN_FIELDS = ("unknown_ranked", "unknown_cited")
+RESULT_FIELDS = (
+    "ranking",
+    "scores",
+    "answer",
+    "prompt_ids",
+    "cited",
+    "supported",
+    "tokens",
+    "latency_ms",
+    "error",
+)
+
+
+class ChunkText:
+    """A ``chunk_text_lookup`` that also knows the corpus's ids: ``lookup(id)`` is the
+    chunk's text (or None), ``lookup.known(id)`` whether the corpus holds that chunk. The
+    scoring records the ranked and cited ids it does not hold (``unknown_ranked``,
+    ``unknown_cited``) and never counts a citation of one as support; a plain function as
+    the lookup means no corpus to tell (nothing recorded)."""
+
+    __slots__ = ("text", "known", "ids")
+
+    def __init__(
+        self, text: Callable[[str], str | None], known: Callable[[str], bool], ids: Any = None
+    ) -> None:
+        self.text = text
+        self.known = known
+        self.ids = ids  # the corpus's ids (a container), for the common case at C speed
+
+    def __call__(self, cid: str) -> str | None:
+        return self.text(cid)
 
 
 def external_verdict(result: Mapping[str, Any]) -> bool | None:
@@ -117,20 +149,26 @@ def _score(
         answer = str(answer)
     phrases = _phrases(settings)
     abstained = is_abstention(answer, phrases)
+    known = getattr(chunk_text_lookup, "known", None)
+    cite = getattr(settings, "cite", None) or "inline"
+    prompt_ids = result.get("prompt_ids")
+    if prompt_ids is None:
+        prompt_ids = list(ranking[:k])
+    cited: list[str] | None = None
     if verdict is not None:
         why = "" if verdict else "judged unsupported"
         supported = verdict
     else:
-        prompt_ids = result.get("prompt_ids")
-        if prompt_ids is None:
-            prompt_ids = list(ranking[:k])
-        why = check_grounding(
+        why, cited = ground(
             answer,
             prompt_ids,
-            chunk_text_lookup,
-            language=getattr(settings, "language", None),
-            decline=phrases,
-            abstained=abstained,
+            chunk_text_lookup if known is None else chunk_text_lookup.text,  # type: ignore[attr-defined]
+            getattr(settings, "language", None),
+            phrases,
+            abstained,
+            cite,
+            result.get("cited"),
+            known,
         )
         supported = not why
     correct = is_correct(case, answer, abstained)
@@ -154,7 +192,30 @@ def _score(
     out["why"] = why
     out["correct"] = correct
     out["reason"] = reason
+    if known is not None:
+        if cited is None:
+            cited = cited_ids(answer, prompt_ids or (), cite, result.get("cited"))
+        ids = chunk_text_lookup.ids  # type: ignore[attr-defined]
+        top = ranking[:k]
+        if ids is None or not all(map(ids.__contains__, top)) or not all(map(ids.__contains__, cited)):
+            _unknown_ids(out, top, cited, known, ids)  # (most cases: every id is in the corpus)
     return out
+
+
+def _unknown_ids(
+    out: Computed | CaseRecord, top: Any, cited: list[str], known: Callable[[str], bool], ids: Any
+) -> None:
+    """``unknown_ranked`` (of the first k ranked ids) and ``unknown_cited``: the ids the
+    corpus does not hold, in order, each once; a field is written only when not empty."""
+    if ids is not None:  # most ids are in the corpus: one C-level look-up each
+        top = [c for c in top if c not in ids]
+        cited = [c for c in cited if c not in ids]
+    ranked = [c for c in dict.fromkeys(top) if type(c) is str and not known(c)]
+    if ranked:
+        out["unknown_ranked"] = ranked
+    cites = [c for c in cited if not known(c)]
+    if cites:
+        out["unknown_cited"] = cites
 
 
 def score_case(
@@ -204,6 +265,8 @@ def make_record(
         rec["scores"] = result["scores"]
     if get("prompt_ids") is not None:
         rec["prompt_ids"] = result["prompt_ids"]
+    if get("cited") is not None:
+        rec["cited"] = result["cited"]
     if get("tokens") is not None:
         rec["tokens"] = result["tokens"]
     if get("latency_ms") is not None:

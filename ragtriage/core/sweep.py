@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .errors import InputError, Problem
-from .evaluate import Run, evaluate, load_testset, open_system
+from .evaluate import Run, evaluate, load_testset, open_system, with_cite
 from .judge import open_judge
 from .metrics import at_k, mean_or_none, stored_positions
 from .options import _check_k
@@ -23,7 +23,7 @@ def as_result(rec: CaseRecord) -> dict[str, Any]:
     """A stored case record back to the system's §3 result (its own verdict, if any)."""
     res = {
         f: rec[f]
-        for f in ("ranking", "scores", "answer", "prompt_ids", "tokens", "latency_ms", "error")
+        for f in ("ranking", "scores", "answer", "prompt_ids", "cited", "tokens", "latency_ms", "error")
         if rec.get(f) is not None
     }
     res.setdefault("ranking", [])
@@ -47,13 +47,13 @@ def _filter(res: dict[str, Any], t: float | None) -> dict[str, Any]:
 
 
 def _rederived(
-    base: Run, cases: list[Any], ctx: Context, sys_: Any, k: int, t: float | None
+    base: Run, cases: list[Any], ctx: Context, sys_: Any, k: int, t: float | None, cite: str | None = None
 ) -> list[CaseRecord]:
     """Records at ``k`` (ranking cut at score ``t``) made from the stored run, no new call:
     the builtin answerer answers again locally; ``results:`` answers stay as given."""
     builtin = sys_.spec == "builtin"
     fixed = hasattr(sys_, "results")
-    settings = ctx.settings
+    settings = with_cite(ctx.settings, cite)
     recs = []
     for rec, case in zip(base.cases, cases, strict=True):
         res = _filter(as_result(rec), t)
@@ -70,7 +70,7 @@ def _rederived(
         if res.get("tokens") is None or (fixed and not given.get("tokens")):
             ids = res.get("prompt_ids") or res["ranking"][:k]
             res["tokens"] = approx_tokens(case.question, (ctx.chunk_text(c) or "" for c in ids))
-        recs.append(make_record(case, res, k, ctx.chunk_text, settings))
+        recs.append(make_record(case, res, k, ctx.lookup, settings))
     return recs
 
 
@@ -174,7 +174,7 @@ def sweep(
             if t is None and run_k is not None:
                 recs = run_k.cases
             elif local:
-                recs = _rederived(base, cases, ctx, sys_, k, t)
+                recs = _rederived(base, cases, ctx, sys_, k, t, options.get("cite"))
             if recs is not None and judge_ is not None and (run_k is None or recs is not run_k.cases):
                 judge_.judge_records(
                     recs, by_id, ctx.chunk_text, doc.settings.language, k

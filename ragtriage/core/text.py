@@ -14,6 +14,16 @@ import unicodedata
 _WS = re.compile(r"\s+")
 
 
+def collapse(text: str) -> str:
+    """NFC, every run of whitespace (a no-break space, a tab, a line break) one space, trimmed;
+    case and everything else kept. The one normalisation of text compared as written: a
+    label's text with its chunk (staleness.md), ``must_contain`` and ``answer`` with the
+    system's answer (evaluation.md; ``answer`` also ignores case and final punctuation)."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+    return " ".join(text.split())
+
+
 def normalize_text(text: str) -> str:
     """NFC, case-folded, whitespace collapsed and trimmed."""
     if not text.isascii():

@@ -143,3 +143,31 @@ def test_diff_of_two_demo_runs_at_k1_and_k3_lists_exactly_the_changed_cases(cli,
     assert "k differs: 1 in run A, 3 in run B" in d["notes"]
     for cid in changed:
         assert cid in r.stdout
+
+
+def test_diff_rescores_a_run_file_whose_reasons_were_edited(cli_in, tmp_path):
+    """Issue 20: diff trusted the reasons written in a run file where check rescores: a run
+    file edited to say every case passes showed "N fixed". Both runs are now rescored
+    against their test set from their own fields (ranking, answer), as check judges them."""
+    from tests.conftest import TESTSETS
+
+    shop = TESTSETS / "shop-es.yaml"
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert cli_in("run", shop, "--out", a, "--quiet").returncode == 0
+    lines = [json.loads(x) for x in a.read_text(encoding="utf-8").splitlines()]
+    failing = [
+        x["id"]
+        for x in lines
+        if x.get("type") == "case" and x["reason"] not in ("supported-correct", "appropriate-abstention")
+    ]
+    assert failing
+    for x in lines:
+        if x.get("type") == "case" and x["id"] in failing:
+            x["reason"] = "supported-correct"  # edited by hand: nothing else changed
+    b.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    r = cli_in("diff", a, b, "--json", tmp_path / "d.json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
+    assert d["counts"]["fixed"] == d["counts"]["regressed"] == d["counts"]["changed"] == 0
+    assert f"{len(failing)} stored reason(s) differ from what its own fields give" in r.stdout
+    assert d["metrics"]["accuracy"]["delta"] == 0

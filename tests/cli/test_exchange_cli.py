@@ -126,9 +126,33 @@ def test_export_ragas_with_run_carries_what_the_system_did(cli_in, tmp_path):
     assert len(samples) == len(doc.cases)
     for case, sample in zip(doc.cases, samples, strict=True):
         rec = records[case.id]
-        assert sample["retrieved_context_ids"] == rec["ranking"]
-        assert sample["retrieved_contexts"] == [texts[cid] for cid in rec["ranking"]]
+        assert sample["retrieved_context_ids"] == rec["ranking"][:3]  # the run's k (issue 20)
+        assert sample["retrieved_contexts"] == [texts[cid] for cid in rec["ranking"][:3]]
         assert sample.get("response") == rec.get("answer")
+    assert "the first 3 ranked chunks of each case (the run's k" in r.stderr
+
+
+def test_export_ragas_writes_the_top_k_so_ragas_and_ragtriage_agree(cli_in, tmp_path):
+    """Issue 20: the whole ranking as retrieved_context_ids made ragas report recall 1.000 where
+    ragtriage said hit@3 0.967. Cut at the run's k, the share of cases whose expected chunk
+    is among the exported ids is ragtriage's hit@k; --k cuts elsewhere."""
+    run = tmp_path / "run.jsonl"
+    assert cli_in("run", SHOP_ES, "--out", run, "--quiet", "--k", "2").returncode == 0
+    lines = [json.loads(x) for x in run.read_text().splitlines()]
+    summary = lines[-1]
+    r = cli_in("export", SHOP_ES, "--format", "ragas", "--run", run)
+    samples = [json.loads(line) for line in r.stdout.splitlines()]
+    doc = TestSetDocument.load(SHOP_ES)
+    found = [
+        bool(set(c.expected) & set(s["retrieved_context_ids"]))
+        for c, s in zip(doc.cases, samples, strict=True)
+        if c.expected
+    ]
+    assert all(len(s["retrieved_context_ids"]) <= 2 for s in samples)
+    assert sum(found) / len(found) == pytest.approx(summary["hit"])
+    wide = cli_in("export", SHOP_ES, "--format", "ragas", "--run", run, "--k", "10")
+    assert "the first 10 ranked chunks" in wide.stderr
+    assert cli_in("export", SHOP_ES, "--format", "ragas", "--k", "3").returncode == 2
 
 
 @pytest.mark.parametrize(

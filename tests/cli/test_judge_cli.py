@@ -83,7 +83,7 @@ def test_dry_run_says_judge_calls_and_spends_nothing(tmp_path, model, capsys):
     ts = shop(tmp_path)
     assert cli.main(["run", ts, "--judge", model.spec(), "--dry-run"]) == 0
     text = capsys.readouterr().out
-    assert f"judge {model.spec()}: at most 8 calls" in text
+    assert f"judge {model.spec()}: 5 calls (not asked: 3 abstentions)" in text  # exactly what the run asks
     assert model.requests == []
 
 

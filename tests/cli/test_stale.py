@@ -93,7 +93,7 @@ def test_exit_0_when_nothing_is_stale(cli, tmp_path):
     (tmp_path / "c.jsonl").write_text('{"id": "a", "text": "Alpha beta\\ngamma delta."}\n', encoding="utf-8")
     (tmp_path / "t.yaml").write_text(
         "version: 1\ncorpus: c.jsonl\ncases:\n  - id: q\n    question: alpha?\n    expected: [a]\n"
-        "labels:\n  a:\n    text: alpha  beta gamma delta.\n",
+        "labels:\n  a:\n    text: Alpha  beta gamma delta.\n",
         encoding="utf-8",
     )
     r = cli("stale", tmp_path / "t.yaml")
@@ -273,3 +273,26 @@ def test_review_hint_quotes_a_path_with_spaces(tmp_path, capsys):
     new = d / "pydocs-windows.chunks.jsonl"
     assert cli.main(["stale", str(t), "--corpus", str(new)]) == 1
     assert capsys.readouterr().out.rstrip().endswith(f"(ragtriage edit '{t}' --corpus '{new}')")
+
+
+def test_a_corpus_unrelated_to_the_labels_is_named_as_such(cli, tmp_path):
+    """Issue 20: every label `missing` because the chunks file is another collection (or its
+    ids are uuid4s made anew) is said in one note, not left as forty reviews."""
+    rows = [
+        {"id": f"5e1c-{i}", "text": f"Lorem ipsum dolor sit amet number {i} consectetur."} for i in range(5)
+    ]
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    labels = "".join(
+        f"  a{i}:\n    text: The warranty covers repairs for {i} years after the day of purchase.\n"
+        for i in range(3)
+    )
+    cases = "".join(f"  - id: q{i}\n    question: warranty {i}?\n    expected: [a{i}]\n" for i in range(3))
+    (tmp_path / "t.yaml").write_text(
+        f"version: 1\ncorpus: c.jsonl\ncases:\n{cases}labels:\n{labels}", encoding="utf-8"
+    )
+    r = cli("stale", tmp_path / "t.yaml")
+    assert r.returncode == 1
+    assert "note: none of the 3 labels' ids is in this corpus" in r.stdout and "uuid4" in r.stdout
+    rows.append({"id": "a0", "text": "The warranty covers repairs for 0 years after the day of purchase."})
+    (tmp_path / "c.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert "looks unrelated" not in cli("stale", tmp_path / "t.yaml").stdout

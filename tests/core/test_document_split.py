@@ -21,7 +21,7 @@ def test_settings_keys_are_the_settings_model_fields():
 def test_every_setting_in_the_file_is_read(tmp_path):
     text = (
         "version: 1\ncorpus: c.jsonl\nlanguage: es\ndecline: [no sé]\nk: 5\ngates: {hit@5: 0.5}\n"
-        "judge: openai:http://127.0.0.1:9/v1#m\njudge_kappa: 0.7\njudge_min_grades: 40\n"
+        "judge: openai:http://127.0.0.1:9/v1#m\njudge_kappa: 0.7\njudge_min_grades: 40\ncite: prompt\n"
         "cases:\n  - id: a\n    question: q\n"
     )
     doc = TestSetDocument.from_text(text, tmp_path / "t.yaml")
@@ -36,4 +36,5 @@ def test_every_setting_in_the_file_is_read(tmp_path):
         "judge": "openai:http://127.0.0.1:9/v1#m",
         "judge_kappa": 0.7,
         "judge_min_grades": 40,
+        "cite": "prompt",
     }

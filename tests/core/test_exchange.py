@@ -254,7 +254,43 @@ def test_trec_ids_with_whitespace_stay_one_column():
     """trec_eval and ir_measures refuse lines with more than 6 (run) or 4 (qrels) columns."""
     run = export_trec_run([{"id": "q1", "ranking": ["doc a", "doc\tb"]}])
     assert all(len(line.split()) == 6 for line in run.splitlines())
-    assert run.splitlines()[0].split()[:3] == ["q1", "Q0", "doc_a"]
+    assert run.splitlines()[0].split()[:3] == ["q1", "Q0", "doc%20a"]
+
+
+@pytest.mark.parametrize("cid", ["a b", "a\tb", "a%20b", "garantía 1", "x\u00a0y", "%", "a_b"])
+def test_trec_ids_are_escaped_reversibly_never_onto_another_id(cid):
+    """Issue 20: ``a b`` was written ``a_b``, the id of another real chunk."""
+    from ragtriage.core.exchange.trec import trec_id, untrec_id
+
+    col = trec_id(cid)
+    assert len(col.split()) == 1 and untrec_id(col) == cid
+    assert col == cid or trec_id(col) != col  # an escaped id is never an id written as it is
+    for other in ["a_b", "a%20b", "a b", "ab", "garantía_1"]:
+        if other != cid:
+            assert trec_id(other) != col
+
+
+def test_trec_eval_ranks_a_whitespace_id_as_ragtriage_does(tmp_path):
+    """The ranking ``[a b, a_b]`` with ``a_b`` expected: ragtriage finds it at rank 2; the
+    export must not make trec_eval see ``a_b`` at rank 1 (and count the duplicate slot)."""
+    import pytrec_eval
+
+    from ragtriage.core.exchange.trec import export_qrels
+    from ragtriage.core.metrics import retrieval
+    from ragtriage.core.schema import Case
+
+    cases = [Case(id="q1", question="q?", expected=("a_b",))]
+    recs = [{"id": "q1", "ranking": ["a b", "a_b", "c"]}]
+    ours = retrieval(recs[0]["ranking"], ("a_b",), 3, "any")
+    (tmp_path / "q.qrels").write_text(export_qrels(cases)[0], encoding="utf-8")
+    (tmp_path / "r.run").write_text(export_trec_run(recs), encoding="utf-8")
+    with open(tmp_path / "q.qrels") as f:
+        qrels = pytrec_eval.parse_qrel(f)
+    with open(tmp_path / "r.run") as f:
+        run = pytrec_eval.parse_run(f)
+    got = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank", "P.1"}).evaluate(run)["q1"]
+    assert ours["rr"] == got["recip_rank"] == 0.5
+    assert got["P_1"] == 0.0
 
 
 @pytest.mark.parametrize("doc", [TRICKY, load_plain(TESTSETS / "shop-es.yaml")], ids=["tricky", "shop-es"])

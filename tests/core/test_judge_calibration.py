@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import orjson
@@ -193,3 +194,26 @@ def test_undo_takes_back_only_the_last_own_line(tmp_path):
     size = path.stat().st_size
     assert undo_append(path, g2) is False  # someone graded since: g2 stays, history is not rewritten
     assert path.stat().st_size == size
+
+
+def test_grade_order_is_by_time_in_utc_and_a_bad_when_is_reported(tmp_path):
+    """Issue 20: ``when`` was compared as a string, so ``…T09:00:00-05:00`` (14:00 UTC) lost
+    to ``…T10:00:00Z``; an empty or bad ``when`` was silent."""
+    from ragtriage.core.judge.grades import latest, read_grades
+
+    p = tmp_path / "t.grades.jsonl"
+    rows = [
+        {"case": "q", "answer_sha": "s", "supported": False, "when": "2026-05-01T09:00:00-05:00"},
+        {"case": "q", "answer_sha": "s", "supported": True, "when": "2026-05-01T10:00:00Z"},
+        {"case": "r", "answer_sha": "s", "supported": True, "when": "2026-05-01T10:00:00"},
+        {"case": "r", "answer_sha": "s", "supported": False, "when": ""},
+        {"case": "r", "answer_sha": "s", "supported": False, "when": "yesterday"},
+    ]
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    grades, warnings = read_grades([p])
+    won = latest(grades)
+    assert won[("q", "s")].supported is False  # 14:00 UTC is after 10:00 UTC
+    assert won[("r", "s")].supported is True  # a dated grade beats an empty or bad `when`
+    texts = [str(w) for w in warnings]
+    assert len(texts) == 2 and ":4:" in texts[0] and "when: empty" in texts[0]
+    assert ":5:" in texts[1] and "'yesterday' is not an ISO-8601 time" in texts[1]

@@ -89,12 +89,19 @@ def test_settings_validate_judge_thresholds(tmp_path):
     assert TestSetDocument.load(ts).settings.gates["judge_min_grades"] == 5
 
 
-def test_dry_run_counts_judge_calls_and_tokens(ts):
+def test_dry_run_counts_judge_calls_and_tokens(ts, tmp_path):
+    """Issue 20: the answers of a local system are known without spending, so the dry run
+    counts exactly the calls the run makes (abstentions and cached verdicts are not asked)."""
     with FakeModel(lambda req: verdict(True, True)) as m:
         p = plan(str(ts), "builtin", [2], judge=m.spec())
-        assert p["judge"] == m.spec() and p["judge_calls"] == 5
+        assert p["judge"] == m.spec() and p["judge_exact"]
         assert p["judge_tokens"] > p["tokens"]
         assert m.requests == []  # nothing was spent
+        run = evaluate(str(ts), "builtin", 2, judge=m.spec(), out=tmp_path / "r.jsonl")
+        assert p["judge_calls"] == run.summary["judge_calls"] == len(m.requests)
+        assert p["judge_abstained"] == sum(1 for r in run.cases if r["abstained"])
+        again = plan(str(ts), "builtin", [2], judge=m.spec())  # every verdict is cached now
+        assert again["judge_calls"] == 0 and again["judge_cached"] == p["judge_calls"]
     assert "judge" not in plan(str(ts), "builtin", [2])
 
 

@@ -294,3 +294,29 @@ def test_an_empty_or_one_line_file_is_probed_whole(tmp_path, helper):
         sc = _scanned(path)
         assert sc.seq == len(raw.splitlines()) - 1
     assert helper == []
+
+
+@pytest.mark.parametrize("first", ["label", "other"])
+def test_a_byte_order_mark_changes_nothing_but_the_bytes(tmp_path, helper, first):
+    """A chunks file saved with a BOM (Windows editors do): the first chunk is read, marked and
+    its document noted as without one, in one process and in two, and the report is the same."""
+    rows = [
+        {"id": "x", "text": "an unrelated opening chunk of the file", "doc": "d"},
+        {"id": "a-2", "text": "Returns are accepted within thirty days of delivery when unused.", "doc": "d"},
+    ]
+    if first == "label":
+        rows.reverse()
+    plain = write_jsonl(tmp_path / "plain.jsonl", rows)
+    marked = tmp_path / "bom.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    labels = {"a": {"text": rows[0 if first == "label" else 1]["text"], "doc": "d"}}
+    cases = [("q", "returns?", ("a",))]
+    want = _report(cases, labels, plain)
+    assert want["labels"][0]["status"] == "moved"
+    assert _report(cases, labels, marked) == want
+    sc = Scanner(label_states(labels), str(marked), in_memory=False)
+    sc.scan(marked)
+    size = marked.stat().st_size
+    got = probe.probe_range(marked, 0, size, sc.probe())
+    assert got.bad is None and got.records == 2 and got.at
+    assert got.docs["d"] == (3, size - 1)  # from the first chunk's first byte (after the mark)

@@ -206,3 +206,76 @@ def test_a_short_label_held_by_its_own_id_over_its_old_span_is_fixed():
     assert (e.status, e.fix, e.candidates[0][0]) == ("merged", "auto", "y")
     e, _ = judge(lab, [Chunk("y", text, DOC, 5, 5 + len(text))], cid="y")  # the offsets moved
     assert (e.status, e.fix) == ("merged", "review")
+
+
+# ------------------------------------------------------------------ issue 20: token boundaries
+
+EDITS = [
+    # (old passage, new passage): the old one is a plain substring of the new, not a token run
+    (
+        "The default timeout for a connection that does not answer is 2.",
+        "The default timeout for a connection that does not answer is 2.5.",
+    ),
+    (
+        "Support for this syntax was removed in Python-Markdown 2.0",
+        "Support for this syntax was removed in Python-Markdown 2.0.1",
+    ),
+    ("The limits for each account are listed in item 2", "The limits for each account are listed in item 20"),
+    (
+        "Packages built with the old toolchain are named gentoo_0.9",
+        "Packages built with the old toolchain are named gentoo_0.9.13",
+    ),
+    (
+        "Refunds are paid back within 5 working days of the return",
+        "Refunds are paid back within 15 working days of the return",
+    ),
+    (
+        "The discount for members who pay a year ahead is 50",
+        "The discount for members who pay a year ahead is 50%",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "old, new", EDITS, ids=["2->2.5", "2.0->2.0.1", "item 2->20", "gentoo_0.9", "5->15", "50->50%"]
+)
+@pytest.mark.parametrize("where", ["own id", "other id", "over the span"])
+def test_a_number_changed_at_the_edge_of_a_passage_is_never_fixed_automatically(old, new, where):
+    """``"… is 2."`` is a plain substring of ``"… is 2.5."``: the label's text must be found on
+    token boundaries only, so the edited passage goes to a person, the chunk a candidate."""
+    text = P1 + " " + new + " " + P3
+    start = len(P1) + 1
+    lab = {"text": old, "doc": DOC, "start": start, "end": start + len(old)}
+    cid = {"own id": "page-1", "other id": "page-7", "over the span": "page-9"}[where]
+    chunks = [Chunk("page-0", INTRO, "intro.md", 0, len(INTRO)), Chunk(cid, text, DOC, 0, len(text))]
+    if where != "over the span":
+        chunks[1] = Chunk(cid, text)  # no offsets: only its text can say
+    e, report = judge(lab, chunks)
+    assert e.fix != "auto" and e.status != "ok", (e.status, e.fix)
+    assert cid in [c for c, _ in e.candidates]
+    assert report.fix_plan() == ({}, {})
+
+
+@pytest.mark.parametrize("old, new", EDITS[:3])
+def test_the_same_passage_on_token_boundaries_is_still_fixed(old, new):
+    """The rule costs no fix: the passage followed by a space, a full stop or a bracket is held."""
+    for after in (" and more words follow here.", ". The next sentence.", ") (see below)."):
+        text = P1 + " " + old + after
+        e, _ = judge({"text": old}, [Chunk("page-7", text)])
+        assert (e.status, e.fix, e.candidates[0][0]) == ("merged", "auto", "page-7"), after
+
+
+def test_stale_fix_leaves_a_grown_number_for_review_and_exits_1(tmp_path, capsys):
+    """The issue's command line: `"is 2."` -> `"is 2.5."` gave `merged [auto]` and `--fix` exited 0."""
+    old, new = EDITS[0]
+    (tmp_path / "c.jsonl").write_bytes(orjson.dumps({"id": "t-1", "text": P1 + " " + new}) + b"\n")
+    ts = tmp_path / "t.yaml"
+    body = (
+        "version: 1\ncorpus: c.jsonl\ncases:\n  - id: timeout\n    question: what is the timeout?\n"
+        f"    expected: [t-9]\nlabels:\n  t-9:\n    text: {old}\n"
+    )
+    ts.write_text(body, encoding="utf-8")
+    assert cli.main(["stale", str(ts), "--fix"]) == 1
+    out = capsys.readouterr().out
+    assert "[review]" in out and "[auto]" not in out
+    assert ts.read_text(encoding="utf-8") == body  # nothing written

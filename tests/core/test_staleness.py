@@ -41,19 +41,50 @@ def test_same_id_same_text_is_ok():
     assert report.counts == {"ok": 1} and report.stale == []
 
 
-def test_only_whitespace_and_case_changed_is_ok():
-    reflowed = "the quick brown fox\njumps over   the lazy dog\n\tnear the river bank TODAY.  "
+def test_only_whitespace_changed_is_ok():
+    reflowed = "The quick brown fox\njumps over   the lazy\u00a0dog\n\tnear the river bank today.  "
     got, _ = judge({"a": {"text": FOX}}, [("a", reflowed)])
     assert got["a"].status == "ok"
+
+
+def test_a_pure_case_change_is_an_edit_for_review_never_ok():
+    """Freshness folds nothing but whitespace and NFC (issue 20): ``today`` -> ``TODAY`` is an
+    edit a person looks at; the re-cased chunk is the first candidate."""
+    recased = "The quick brown fox jumps over the lazy dog near the river bank TODAY."
+    got, _ = judge({"a": {"text": FOX}}, [("a", recased)])
+    e = got["a"]
+    assert (e.status, e.fix) == ("changed", "review")
+    assert e.candidates[0][0] == "a"
+    moved, _ = judge({"a": {"text": FOX}}, [("x", "unrelated words"), ("b", recased)])
+    assert moved["a"].fix == "review" and moved["a"].candidates[0][0] == "b"
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("Alkohol ist nur in Maßen zu trinken, so steht es in der Hausordnung des Heims.", "Massen"),
+        ("Die Straße vor dem Haus wird ab Montag für drei Wochen gesperrt, sagt die Stadt.", "Strasse"),
+        ("The eﬃcient way to ship a parcel is to book it online before noon on weekdays.", "efficient"),
+    ],
+)
+def test_casefold_is_not_freshness_sz_and_ligatures_are_letters(old, new):
+    """``str.casefold`` maps ``ß`` to ``ss`` and ligatures to letters: "in Maßen" (in
+    moderation) edited to "in Massen" (in masses) must not be ``ok``."""
+    word = {"Massen": "Maßen", "Strasse": "Straße", "efficient": "eﬃcient"}[new]
+    edited = old.replace(word, new)
+    assert edited.casefold() == old.casefold()  # what the old rule compared
+    got, _ = judge({"a": {"text": old}}, [("a", edited)])
+    assert got["a"].status != "ok" and got["a"].fix == "review"
 
 
 def test_unicode_nfc_nfd_and_unicode_ids():
     text = "La garantía cubre la rückgabe en 30 días si el producto está sin usar."
     nfd = unicodedata.normalize("NFD", text)
     assert nfd != text
+    back = "Die Rückgabe ist binnen 30 Tagen möglich, wenn die Ware unbenutzt und vollständig ist."
     got, _ = judge(
-        {"garantía-1": {"text": text}, "rückgabe-1": {"text": text.upper()}},
-        [("garantía-1", nfd), ("rückgabe-2", text)],
+        {"garantía-1": {"text": text}, "rückgabe-1": {"text": unicodedata.normalize("NFD", back)}},
+        [("garantía-1", nfd), ("rückgabe-2", back)],
     )
     assert got["garantía-1"].status == "ok"
     assert got["rückgabe-1"].status == "moved"
@@ -220,16 +251,24 @@ def test_spans_propose_but_never_fix_when_the_text_there_differs():
 
 
 def test_spans_fix_automatically_when_the_text_over_them_is_the_remembered_text():
-    """The word search probes chunks as written; upper-cased text escapes it. The chunk over
-    the old span holds the remembered text there (normalised): that is evidence."""
+    """The word search probes chunks as written; decomposed (NFD) text escapes it. The chunk
+    over the old span holds the remembered text there (normalised): that is evidence. An
+    upper-cased text there is not the remembered text (case is not folded)."""
     head = "Intro line. "
-    lab = {"text": FOX, "doc": "d.md", "start": len(head), "end": len(head) + len(FOX)}
-    shouted = head + FOX.upper() + " Tail."
-    got, _ = judge({"a": lab}, [Chunk("n1", shouted, "d.md", 0, len(shouted))])
+    text = "La garantía cubre la devolución en treinta días si el artículo está sin usar."
+    lab = {"text": text, "doc": "d.md", "start": len(head), "end": len(head) + len(text)}
+    nfd = unicodedata.normalize("NFD", text)
+    assert len(nfd) != len(text)
+    chunk = head + unicodedata.normalize("NFD", text) + " Tail."
+    lab_nfd = dict(lab, end=len(head) + len(nfd))
+    got, _ = judge({"a": lab_nfd}, [Chunk("n1", chunk, "d.md", 0, len(chunk))])
     assert (got["a"].status, got["a"].fix, got["a"].candidates[0][0]) == ("merged", "auto", "n1")
-    wrong = head + FOX.upper().replace("LAZY", "CALM") + " Tail."
-    got, _ = judge({"a": lab}, [Chunk("n1", wrong, "d.md", 0, len(wrong))])
+    wrong = head + unicodedata.normalize("NFD", text.replace("treinta", "quince")) + " Tail."
+    got, _ = judge({"a": lab_nfd}, [Chunk("n1", wrong, "d.md", 0, len(wrong))])
     assert got["a"].fix == "review"
+    shouted = head + text.upper() + " Tail."
+    got, _ = judge({"a": lab}, [Chunk("n1", shouted, "d.md", 0, len(shouted))])
+    assert got["a"].status != "ok" and got["a"].fix == "review"
 
 
 def test_text_evidence_beats_shifted_spans():
@@ -243,7 +282,9 @@ def test_text_evidence_beats_shifted_spans():
 
 
 def test_short_texts_are_matched_by_fingerprint():
-    got, _ = judge({"y": {"text": "Yes."}, "n": {"text": "No, never"}}, [("y2", "yes."), ("n", "no,  NEVER")])
+    got, _ = judge(
+        {"y": {"text": "Yes."}, "n": {"text": "No, never"}}, [("y2", "Yes."), ("n", "No,\u00a0 never")]
+    )
     assert (got["y"].status, got["y"].candidates) == ("moved", [("y2", 1.0)])
     assert got["n"].status == "ok"
 
@@ -290,8 +331,14 @@ def test_json_shape_is_exactly_the_spec():
         "",
     ],
 )
-def test_word_split_is_normalize_text(text):
-    assert " ".join(staleness._split_norm(text)) == normalize_text(text)
+def test_word_split_is_the_freshness_rule_and_the_fold_is_normalize_text(text):
+    """Labels compare NFC text with whitespace collapsed, nothing folded; the similarity
+    ranking's words fold case as :func:`normalize_text` does."""
+    from ragtriage.core.staleness.evidence import _split_fold, norm
+
+    assert " ".join(staleness._split_norm(text)) == norm(text)
+    assert norm(text) == " ".join(unicodedata.normalize("NFC", text).split())
+    assert " ".join(_split_fold(text)) == normalize_text(text)
 
 
 def _write(path, rows):

@@ -29,13 +29,17 @@ assert tuple(READERS) == FORMATS
 
 
 def export_testset(
-    doc: Any, fmt: str, corpus_path: PathArg | None = None, run: Mapping[str, CaseRecord] | None = None
+    doc: Any,
+    fmt: str,
+    corpus_path: PathArg | None = None,
+    run: Mapping[str, CaseRecord] | None = None,
+    k: int | None = None,
 ) -> tuple[str, list[str]]:
     """Render a loaded test set (``doc.cases``, ``doc.labels``, ``doc.corpus_path``) in ``fmt``.
 
     ``run`` (case id -> run record) is for ``ragas``: the samples then carry what the
-    system retrieved and answered. Returns the text and notes about what the format
-    could not carry."""
+    system retrieved and answered (its first ``k`` ranked chunks). Returns the text and
+    notes about what the format could not carry."""
     cases = list(doc.cases)
     labels = doc.labels or {}
     if corpus_path is None:
@@ -48,10 +52,10 @@ def export_testset(
         return export_qrels(cases)
     ids = {cid for c in cases for cid in c.expected}
     if run is not None:
-        ids |= run_chunk_ids(run.values())
+        ids |= run_chunk_ids(run.values(), k)
     texts, notes = chunk_texts(ids, labels, corpus_path)
     if fmt == "ragas":
-        text, more = export_ragas(cases, texts, run)
+        text, more = export_ragas(cases, texts, run, k)
     elif fmt == "deepeval":
         text, more = export_deepeval(cases, texts)
     else:

@@ -44,17 +44,21 @@ def _sample(c: Case, texts: Mapping[str, str]) -> dict[str, Any]:
 
 
 def export_ragas(
-    cases: Sequence[Case], texts: Mapping[str, str], run: Mapping[str, Mapping[str, Any]] | None = None
+    cases: Sequence[Case],
+    texts: Mapping[str, str],
+    run: Mapping[str, Mapping[str, Any]] | None = None,
+    k: int | None = None,
 ) -> tuple[str, list[str]]:
     """One sample per case. With ``run`` (case id -> run record), each sample also carries
-    what the system did: ``retrieved_contexts`` (texts of its ranking, where known),
-    ``retrieved_context_ids`` and ``response``, so ragas can score the run."""
+    what the system did: ``retrieved_contexts`` (texts of the first ``k`` ranked chunks,
+    where known: the cut-off ragtriage scored, so ragas's context recall and precision
+    measure what hit@k measured), ``retrieved_context_ids`` and ``response``."""
     out = []
     for c in cases:
         row = _sample(c, texts)
         rec = run.get(c.id) if run is not None else None
         if rec is not None:
-            ranking = [cid for cid in rec.get("ranking") or [] if isinstance(cid, str)]
+            ranking = [cid for cid in (rec.get("ranking") or [])[:k] if isinstance(cid, str)]
             row["retrieved_contexts"] = [texts[cid] for cid in ranking if cid in texts]
             row["retrieved_context_ids"] = [cid for cid in ranking if cid in texts]
             if isinstance(rec.get("answer"), str):
@@ -74,15 +78,21 @@ def export_ragas(
         },
     )
     if run is not None:
+        notes.append(
+            f"retrieved_contexts and retrieved_context_ids: the first {k} ranked chunks of each case "
+            "(the run's k, as ragtriage scored it; --k N for another)"
+            if k is not None
+            else "retrieved_contexts and retrieved_context_ids: every ranked chunk (no k given)"
+        )
         missing = sum(1 for c in cases if c.id not in run)
         if missing:
             notes.append(f"{missing} case(s) not in the run: exported without what the system did")
     return "".join(line + "\n" for line in out), notes
 
 
-def run_chunk_ids(run_cases: Iterable[Mapping[str, Any]]) -> set[str]:
-    """Every chunk id a run ranked (whose texts a ragas export with ``--run`` needs)."""
-    return {cid for rec in run_cases for cid in rec.get("ranking") or [] if isinstance(cid, str)}
+def run_chunk_ids(run_cases: Iterable[Mapping[str, Any]], k: int | None = None) -> set[str]:
+    """Every chunk id a run ranked in its first ``k`` (whose texts a ragas export with ``--run`` needs)."""
+    return {cid for rec in run_cases for cid in (rec.get("ranking") or [])[:k] if isinstance(cid, str)}
 
 
 def _question(obj: dict[str, Any], name: str, line: int, problems: list[Problem]) -> str | None:

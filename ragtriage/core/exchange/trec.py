@@ -16,21 +16,37 @@ QUESTION_PLACEHOLDER = "(question missing: TREC qrels carry none; write it here)
 
 
 _SPACE = re.compile(r"\s+")
+_ESCAPE = re.compile(r"[\s%]")  # what an id cannot hold as a TREC column, and the escape itself
+_UNESCAPE = re.compile(r"(?:%[0-9A-F]{2})+")
 
 
 def trec_id(text: object) -> str:
-    """An id as one TREC column: whitespace inside it would split the line into more
-    columns (trec_eval and ir_measures refuse those), so each run of it becomes ``_``."""
+    """An id as one TREC column, escaped reversibly: whitespace inside it would split the
+    line into more columns (trec_eval and ir_measures refuse those), so each whitespace
+    character, and ``%`` itself, is written as ``%XX`` (its UTF-8 bytes): ``a b`` -> ``a%20b``,
+    never the id of another chunk (``a_b`` stays ``a_b``; a real ``a%20b`` is ``a%2520b``).
+    :func:`untrec_id` reads it back. Ids without either character are written as they are."""
     s = text if isinstance(text, str) else str(text)
-    return _SPACE.sub("_", s) if _SPACE.search(s) else s
+    if not _ESCAPE.search(s):
+        return s
+    return _ESCAPE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), s)
+
+
+def untrec_id(column: str) -> str:
+    """The id :func:`trec_id` wrote as ``column``."""
+    if "%" not in column:
+        return column
+    return _UNESCAPE.sub(
+        lambda m: bytes.fromhex(m.group().replace("%", "")).decode("utf-8", "replace"), column
+    )
 
 
 def export_qrels(cases: Sequence[Case]) -> tuple[str, list[str]]:
     """Qrels from the expected chunks (case and chunk ids never hold whitespace: the schema refuses it)."""
     lines = []
-    for c in cases:
+    for c in cases:  # (escaped as the run is, so a qrel and its ranked id stay equal)
         for cid in c.expected:
-            lines.append(f"{c.id} 0 {cid} 1")
+            lines.append(f"{trec_id(c.id)} 0 {trec_id(cid)} 1")
     checks = {
         "unanswerable cases": lambda c: c.unanswerable,
         "unlabelled cases": lambda c: c.unlabelled,
@@ -46,8 +62,9 @@ def export_trec_run(run_cases: Iterable[Mapping[str, Any]], tag: str = "ragtriag
     (depth, depth-1, …, 1), so its order is the order ragtriage scored. A chunk
     repeated in a ranking counts once, at its first position, and the later slot
     keeps its place: it is written as a never-relevant placeholder id. A ranked id
-    with whitespace (a system may return one; no test set holds one) is written
-    with ``_`` (:func:`trec_id`): it matches no qrel, as it matched no expected chunk."""
+    with whitespace (a system may return one; no test set holds one) or ``%`` is escaped
+    reversibly (:func:`trec_id`: ``a b`` -> ``a%20b``): it is never written as the id of
+    another chunk, so trec_eval ranks what ragtriage ranked."""
     tag = re.sub(r"\s+", "_", tag) or "ragtriage"
     lines = []
     for rec in run_cases:
@@ -66,9 +83,9 @@ def export_trec_run(run_cases: Iterable[Mapping[str, Any]], tag: str = "ragtriag
 
 
 def _plain(ranking: Sequence[object]) -> bool:
-    """Every id a string without whitespace (one regex scan over the whole ranking)."""
+    """Every id a string without whitespace or ``%`` (one regex scan over the whole ranking)."""
     try:
-        return not _SPACE.search("".join(ranking))  # type: ignore[arg-type]  # TypeError: not all str
+        return not _ESCAPE.search("".join(ranking))  # type: ignore[arg-type]  # TypeError: not all str
     except TypeError:
         return False
 

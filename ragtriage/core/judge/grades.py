@@ -11,9 +11,12 @@ otherwise, the old grade no longer applies and is kept for history. The file
 is only ever appended to — one ``write`` of one line — so two people's grades
 merge in git as two sets of added lines (``*.grades.jsonl merge=union`` in
 ``.gitattributes`` makes git take both sides). Reading takes several files at
-once; for the same case and answer the latest ``when`` wins, and at equal
-times the later line. Git conflict markers and cut-off lines are skipped with
-a warning, never fatal.
+once; for the same case and answer the latest ``when`` wins — compared as times
+in UTC (``…T09:00:00-05:00`` is after ``…T10:00:00Z``), never as strings — and at
+equal times the later line. A grade whose ``when`` is empty or not an ISO-8601
+time is kept, ordered before every dated one, with a warning; a time without a
+zone is read as UTC. Git conflict markers and cut-off lines are skipped with a
+warning, never fatal.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import getpass
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +140,29 @@ def _grade(obj: Any) -> Grade | str:
     return Grade(case, sha, tuple(ids), sup, cor, str(by or ""), str(when or ""))
 
 
+def when_utc(when: str) -> datetime | None:
+    """``when`` as an aware UTC time (a time without a zone is UTC); None when it is empty or
+    not ISO-8601."""
+    text = when.strip()
+    if not text:
+        return None
+    if text[-1] in "zZ":
+        text = text[:-1] + "+00:00"  # (fromisoformat of Python 3.10 does not read Z)
+    try:
+        t = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
+
+
+def _when_problem(when: str) -> str | None:
+    if not when.strip():
+        return "when: empty (ordered before every dated grade of the same answer)"
+    if when_utc(when) is None:
+        return f"when: {when!r} is not an ISO-8601 time (ordered before every dated grade of the same answer)"
+    return None
+
+
 def read_grades(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Grade], list[Problem]]:
     """Every grade of the files (missing files hold none), and warnings for skipped lines."""
     grades: list[Grade] = []
@@ -165,18 +192,26 @@ def read_grades(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Grade], l
                 warnings.append(Problem(str(p), lineno, f"grade skipped: {g}", severity="warning"))
             else:
                 grades.append(g)
+                bad = _when_problem(g.when)
+                if bad:
+                    warnings.append(Problem(str(p), lineno, f"grade kept, but {bad}", severity="warning"))
     return grades, warnings
 
 
 def latest(grades: Iterable[Grade]) -> dict[tuple[str, str], Grade]:
-    """(case, answer_sha) -> the grade that wins: latest ``when``, then the later line."""
-    out: dict[tuple[str, str], Grade] = {}
+    """(case, answer_sha) -> the grade that wins: latest ``when`` in UTC, then the later line
+    (an empty or bad ``when`` is before every time)."""
+    out: dict[tuple[str, str], tuple[datetime, Grade]] = {}
     for g in grades:
         key = (g.case, g.answer_sha)
+        t = when_utc(g.when) or _NEVER
         old = out.get(key)
-        if old is None or g.when >= old.when:
-            out[key] = g
-    return out
+        if old is None or t >= old[0]:
+            out[key] = (t, g)
+    return {key: g for key, (_, g) in out.items()}
+
+
+_NEVER = datetime.min.replace(tzinfo=timezone.utc)
 
 
 def grade_for(record: Mapping[str, Any], table: Mapping[tuple[str, str], Grade]) -> Grade | None:

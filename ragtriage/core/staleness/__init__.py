@@ -84,8 +84,12 @@ scores its word overlap with the remembered text, a same-document chunk the
 share of the text's rarest words it has; second-pass candidates score the
 idf-weighted share of the query's rare words they contain.
 
-Text is compared after :func:`ragtriage.core.text.normalize_text` (NFC, case
-folding, whitespace collapsed): a re-chunking that moves line breaks is ``ok``.
+Text is compared after :func:`.evidence.norm` (NFC, whitespace collapsed, nothing else
+folded: ``Maßen`` is not ``Massen``, a pure case change is an edit for review): a re-chunking
+that moves line breaks is ``ok``. A chunk holds a text only on token boundaries (``is 2.`` is
+not in ``is 2.5.``: a number changed at the edge of a passage goes to review), and a label
+whose document is known is fixed automatically only within it (a copy in another document is
+a candidate in ``StaleEntry.elsewhere``, with a ``note``).
 """
 
 from __future__ import annotations
@@ -219,6 +223,10 @@ def check_labels(
         for x in expected:
             v = verdict[x]
             e = StaleEntry(case, x, v.status, list(v.candidates), v.fix, v.expect)
+            if v.elsewhere:
+                e.elsewhere = dict(v.elsewhere)
+                docs = ", ".join(sorted(set(e.elsewhere.values())))
+                e.note = f"the text is also in another document ({docs}): never fixed there automatically"
             report.labels.append(e)
             if v.query == Query.QUESTION:
                 need.append((e, question))

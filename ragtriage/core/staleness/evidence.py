@@ -1,8 +1,10 @@
 """Evidence about one remembered label, and the small text helpers that gather and score it.
 
-Everything here compares *normalised* text (:func:`ragtriage.core.text.normalize_text`):
-NFC, case folded, whitespace collapsed. Intervals are character offsets in the normalised
-remembered text.
+Everything here compares *normalised* text (:func:`norm`): NFC, whitespace collapsed, and
+nothing else folded (``Maßen`` is not ``Massen``, ``APT`` is not ``Apt``: a label is fresh
+only when its text is still there as written). Intervals are character offsets in the
+normalised remembered text. A text is held by a chunk only on token boundaries
+(:func:`holds_words`): ``is 2.`` is not in ``is 2.5.``, ``item 2`` not in ``item 20``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
 from ..corpus import Chunk
-from ..text import normalize_text
+from ..text import fingerprint as legacy_fingerprint
 
 TOP_N = 3  # similarity candidates per label
 MAX_HOLDERS = 8  # identical / containing chunks kept per label
@@ -37,10 +39,24 @@ def _fp(norm: str) -> str:
 
 
 def _split_norm(text: str) -> list[str]:
-    """The words of :func:`normalize_text` (``" ".join`` of them is its result)."""
+    """The words of :func:`norm` (``" ".join`` of them is its result)."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+    return text.split()
+
+
+def _split_fold(text: str) -> list[str]:
+    """The words of :func:`ragtriage.core.text.normalize_text` (case folded): for ranking
+    similar chunks by their words, never for saying that a text is still there."""
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
     return text.casefold().split()
+
+
+def norm(text: str) -> str:
+    """A text as labels are compared: NFC, every run of whitespace (a no-break space too) one
+    space, trimmed; case and everything else kept (:func:`ragtriage.core.text.collapse`)."""
+    return " ".join(_split_norm(text))
 
 
 class LabelState:
@@ -86,9 +102,11 @@ class LabelState:
             )
         self.id = cid
         self.has_text = isinstance(text, str) and bool(text.strip())
-        self.t: str | None = normalize_text(text) if isinstance(text, str) and self.has_text else None
+        self.t: str | None = norm(text) if isinstance(text, str) and self.has_text else None
         self.raw: str | None = text if isinstance(text, str) and self.has_text else None
         self.n_words = len(self.t.split()) if self.t is not None else 0
+        # the fingerprint of the text as compared (:func:`norm`); a label with only a `sha`
+        # has the recorded one, which folds case (:func:`ragtriage.core.text.fingerprint`)
         self.fp: str | None = (
             _fp(self.t) if self.t is not None else (sha if isinstance(sha, str) and sha else None)
         )
@@ -108,6 +126,13 @@ class LabelState:
         self.nearby: list[tuple[float, int, str]] = []  # heap: (word share, -seq, chunk id)
         self.words: frozenset[str] | None = None
         self.n_anchors = 0
+
+    def same_as(self, text: str, normed: str | None = None) -> bool:
+        """Is ``text`` (``normed``: its :func:`norm`, when known) the remembered text? A label
+        with a text compares texts; one with only a recorded `sha` compares that."""
+        if self.t is not None:
+            return (norm(text) if normed is None else normed) == self.t
+        return self.fp is not None and legacy_fingerprint(text) == self.fp
 
     @property
     def short(self) -> bool:
@@ -221,14 +246,34 @@ def _covers_span(length: int, intervals: Sequence[Interval], raw: str | None = N
     return end >= length or (gap_ok and raw is not None and not raw[end:].strip())
 
 
+def _w(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def cuts(s: str, p: int) -> bool:
+    """Is ``p`` a token boundary of ``s``: not inside a word or an identifier (``gentoo_0``),
+    nor inside a number (``2|.5``, ``2.|5``, ``-|5``, ``50|%``)? The ends of ``s`` are."""
+    if p <= 0 or p >= len(s):
+        return True
+    a, b = s[p - 1], s[p]
+    if _w(a) and _w(b):
+        return False
+    if b.isdigit():
+        if a in ".," and p >= 2 and s[p - 2].isdigit():
+            return False  # 2.|5
+        if a in "-−+" and (p < 2 or not _w(s[p - 2])):
+            return False  # a sign: -|5
+    if a.isdigit() and (b in "%‰" or b in ".," and p + 1 < len(s) and s[p + 1].isdigit()):
+        return False  # 2|.5, 50|%
+    return True
+
+
 def holds_words(c: str, t: str) -> bool:
-    """Does ``c`` hold ``t`` (both normalised) as whole words (not ``yes`` in ``yesterday``)?"""
+    """Does ``c`` hold ``t`` (both normalised) on token boundaries (:func:`cuts`): not ``yes``
+    in ``yesterday``, ``is 2.`` in ``is 2.5.``, ``item 2`` in ``item 20``?"""
     i = c.find(t)
     while i >= 0:
-        j = i + len(t)
-        before = i == 0 or not (c[i - 1].isalnum() and t[0].isalnum())
-        after = j == len(c) or not (c[j].isalnum() and t[-1].isalnum())
-        if before and after:
+        if cuts(c, i) and cuts(c, i + len(t)):
             return True
         i = c.find(t, i + 1)
     return False

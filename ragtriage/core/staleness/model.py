@@ -58,6 +58,8 @@ class StaleEntry:
     fix: str | None = None  # Fix.AUTO | Fix.REVIEW | None
     expect: str | None = None  # proposed `expect` ("all" for a split), else None
     fixed: bool = False  # set by apply_fixes
+    elsewhere: dict[str, str] = field(default_factory=dict)  # candidate id -> its other document
+    note: str | None = None  # why a person must look, when the status does not say it
 
     @property
     def stale(self) -> bool:
@@ -68,9 +70,17 @@ class StaleEntry:
             "case": self.case,
             "label": self.label,
             "status": str(self.status),
-            "candidates": [{"id": i, "score": s} for i, s in self.candidates],
+            "candidates": [
+                {
+                    "id": i,
+                    "score": s,
+                    **({"doc": self.elsewhere[i], "elsewhere": True} if i in self.elsewhere else {}),
+                }
+                for i, s in self.candidates
+            ],
             "fix": None if self.fix is None else str(self.fix),
             **({"fixed": True} if self.fixed else {}),  # applied by --fix (an optional field)
+            **({"note": self.note} if self.note else {}),
         }
 
 
@@ -146,8 +156,9 @@ class StaleReport:
             if not clash:
                 return target
             for e in clash:
-                del target[(e.case, e.label)]
+                t = target.pop((e.case, e.label))
                 e.fix = Fix.REVIEW
+                e.note = f"{t} holds the text, but another case still expects {t} with its old text: review that one first"
 
     def fix_plan(self) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
         """(case id -> new expected list, chunk id -> label to record) for the automatic fixes."""

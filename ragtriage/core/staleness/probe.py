@@ -18,9 +18,9 @@ the evidence chunk by chunk with a scan that reads everything).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterator
 from pathlib import Path
-from typing import NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 import orjson
 
@@ -56,22 +56,18 @@ class Marks(NamedTuple):
     bad: int | None  # the first line that is not a chunk (the probe stops there)
 
 
-def probe_range(
-    path: Path, lo: int, hi: int, probe: Probe, *, on_block: Callable[[bytes], None] | None = None
-) -> Marks:
-    """Mark the chunks of the lines in bytes ``lo``-``hi`` of ``path`` (both at a line's
-    start, or ``hi`` the file's end) that concern a label; note where each document lies."""
-    ids, all_fp, short_lens, short_words, anchors, docs, spans = probe
-    short_hit = short_words.intersection if short_words else None
-    anchor_hit = anchors.intersection
-    with_docs = bool(docs or spans)
-    loads = orjson.loads
-    at: list[Mark] = []
-    mark = at.append
-    doc_at: dict[str, tuple[int, int]] = {}
-    lineno = 0
-    seq = -1
-    off = lo  # where the next line starts
+def _has_bom(path: Path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(3) == _BOM
+
+
+def _line_blocks(
+    path: Path, lo: int, hi: int, on_block: Callable[[bytes], None] | None, bom: bool
+) -> Iterator[list[bytes]]:
+    """The lines of bytes ``lo``-``hi`` of ``path``, a block's worth at a time, without their
+    newlines (the range's last line may have none); ``bom``: the range starts with a byte-order
+    mark, left out of the first line. A line longer than :data:`MAX_LINE` is the last one
+    given, whole or not: the reader stops there."""
     rest = b""
     with open(path, "rb") as f:
         f.seek(lo)
@@ -83,60 +79,114 @@ def probe_range(
             left -= len(block)
             if on_block is not None:
                 on_block(block)
+            if bom:
+                block, bom = block[len(_BOM) :], False
             parts = (rest + block).split(b"\n")
             rest = parts.pop()
             if left <= 0 and rest:  # the file's last line, without a newline
                 parts.append(rest)
                 rest = b""
-            for raw in parts:
-                lineno += 1
-                here = off
-                off += len(raw) + 1
-                if len(raw) > MAX_LINE:
-                    return Marks(at, lineno, seq + 1, doc_at, lineno)
-                if lineno == 1 and lo == 0 and raw.startswith(_BOM):
-                    raw = raw[3:]
-                if not raw or raw.isspace():
-                    continue
-                try:  # the rule of corpus.iter_chunks: an id, a text, whole-number offsets
-                    rec = loads(raw)
-                    cid = rec["id"]
-                    text = rec["text"]
-                    if type(cid) is not str or type(text) is not str or not cid or cid.isspace():
-                        raise ValueError
-                    start, end = rec.get("start"), rec.get("end")
-                    if not ((start is None or type(start) is int) and (end is None or type(end) is int)):
-                        raise ValueError
-                except Exception:
-                    return Marks(at, lineno, seq + 1, doc_at, lineno)
-                seq += 1
-                toks = text.split()
-                if (
-                    cid in ids
-                    or all_fp
-                    or len(toks) in short_lens
-                    or (short_hit is not None and short_hit(toks))
-                    or anchor_hit(zip(toks, toks[1:], toks[2:]))
-                ):
-                    mark((here, lineno, seq))
-                    marked = True
-                else:
-                    marked = False
-                if with_docs:
-                    doc = rec.get("doc")
-                    if type(doc) is str:
-                        if doc in docs:
-                            r = doc_at.get(doc)
-                            doc_at[doc] = (here if r is None else r[0], off - 1)
-                        if not marked and start is not None and end is not None and doc in spans:
-                            starts, ends, longest = spans[doc]
-                            for k in range(bisect_left(starts, start - longest), bisect_left(starts, end)):
-                                if max(starts[k], start) < min(ends[k], end):
-                                    mark((here, lineno, seq))
-                                    break
-            if len(rest) > MAX_LINE:
-                return Marks(at, lineno + 1, seq + 1, doc_at, lineno + 1)
+            elif len(rest) > MAX_LINE:  # too long already: no need to read the rest of it
+                parts.append(rest)
+                yield parts
+                return
+            yield parts
+
+
+def _record(raw: bytes) -> tuple[str, str, int | None, int | None, dict[str, Any]] | None:
+    """``(id, text, start, end, the record)`` of a chunks-file line, or None when it is not a
+    chunk (the rule of :func:`ragtriage.core.corpus.iter_chunks`: an id, a text, whole-number
+    offsets)."""
+    try:
+        rec = orjson.loads(raw)
+        cid = rec["id"]
+        text = rec["text"]
+        start, end = rec.get("start"), rec.get("end")
+    except Exception:
+        return None
+    if type(cid) is not str or type(text) is not str or not cid or cid.isspace():
+        return None
+    if not ((start is None or type(start) is int) and (end is None or type(end) is int)):
+        return None
+    return cid, text, start, end, rec
+
+
+def _over_a_span(spans: tuple[list[int], list[int], int], start: int | None, end: int | None) -> bool:
+    """Does ``[start, end)`` (a chunk's offsets, when it has both) overlap a label's old span
+    (``spans``: one document's)?"""
+    if start is None or end is None:
+        return False
+    starts, ends, longest = spans
+    for k in range(bisect_left(starts, start - longest), bisect_left(starts, end)):
+        if max(starts[k], start) < min(ends[k], end):
+            return True
+    return False
+
+
+def probe_range(
+    path: Path, lo: int, hi: int, probe: Probe, *, on_block: Callable[[bytes], None] | None = None
+) -> Marks:
+    """Mark the chunks of the lines in bytes ``lo``-``hi`` of ``path`` (both at a line's
+    start, or ``hi`` the file's end) that concern a label; note where each document lies.
+
+    The loop is the hot path of a stale check (a million lines): what it asks of every line
+    is inline; reading (:func:`_line_blocks`), parsing (:func:`_record`) and the span test
+    (:func:`_over_a_span`, only for a chunk of a labelled document) are beside it."""
+    ids, all_fp, short_lens, short_words, anchors, docs, spans = probe
+    short_hit = short_words.intersection if short_words else None
+    anchor_hit = anchors.intersection
+    with_docs = bool(docs or spans)
+    lens: Container[int] = _EVERY if all_fp else short_lens  # fingerprint-only labels: every chunk
+    record = _record
+    at: list[Mark] = []
+    mark = at.append
+    doc_at: dict[str, tuple[int, int]] = {}
+    lineno = 0
+    seq = -1
+    bom = lo == 0 and _has_bom(path)
+    off = lo + len(_BOM) if bom else lo  # where the next line starts (a chunk's line: after the mark)
+    for parts in _line_blocks(path, lo, hi, on_block, bom):
+        for raw in parts:
+            lineno += 1
+            here = off
+            off += len(raw) + 1
+            if len(raw) > MAX_LINE:
+                return Marks(at, lineno, seq + 1, doc_at, lineno)
+            if not raw or raw.isspace():
+                continue
+            got = record(raw)
+            if got is None:
+                return Marks(at, lineno, seq + 1, doc_at, lineno)
+            cid, text, start, end, rec = got
+            seq += 1
+            toks = text.split()
+            marked = (
+                cid in ids
+                or len(toks) in lens
+                or (short_hit is not None and short_hit(toks))
+                or anchor_hit(zip(toks, toks[1:], toks[2:]))
+            )
+            if marked:
+                mark((here, lineno, seq))
+            if with_docs:
+                doc = rec.get("doc")
+                if type(doc) is str:
+                    if doc in docs:
+                        r = doc_at.get(doc)
+                        doc_at[doc] = (here if r is None else r[0], off - 1)
+                    if not marked and doc in spans and _over_a_span(spans[doc], start, end):
+                        mark((here, lineno, seq))
     return Marks(at, lineno, seq + 1, doc_at, None)
+
+
+class _Every:
+    """Holds every number (the word counts probed when a label has only a fingerprint)."""
+
+    def __contains__(self, n: object) -> bool:
+        return True
+
+
+_EVERY = _Every()
 
 
 def join(first: Marks, second: Marks) -> Marks:

@@ -34,6 +34,7 @@ import orjson
 
 from ..corpus import Chunk, iter_chunks
 from ..errors import CorpusError, Problem
+from ..text import fingerprint
 from .evidence import (
     MAX_HOLDERS,
     MAX_PIECES,
@@ -249,10 +250,11 @@ class Scanner:
         self.textual = [st for st in states if st.t]
         self.anchors = _anchor_index(self.textual)
         self.anchor_keys = set(self.anchors)
-        self.by_fp: dict[str, list[LabelState]] = {}
+        self.by_fp: dict[str, list[LabelState]] = {}  # of the texts as compared
+        self.by_sha: dict[str, list[LabelState]] = {}  # recorded `sha`s of labels without a text
         for st in states:
             if st.fp:
-                self.by_fp.setdefault(st.fp, []).append(st)
+                (self.by_fp if st.t is not None else self.by_sha).setdefault(st.fp, []).append(st)
         self.span_docs = _group(st for st in states if st.start is not None)  # doc -> by start
         for lst in self.span_docs.values():
             lst.sort(key=lambda s: s.start or 0)
@@ -368,7 +370,11 @@ class Scanner:
         st.own, st.own_norm = item.chunk(), item.norm
 
     def _by_fingerprint(self, item: _Item, cid: str) -> None:
-        for h in self.by_fp.get(_fp(item.norm), ()):
+        found = self.by_fp.get(_fp(item.norm), [])
+        if self.by_sha:  # (a recorded `sha` folds case: ragtriage.core.text.fingerprint)
+            text = item.rec["text"] if isinstance(item.rec, dict) else item.rec.text
+            found = found + self.by_sha.get(fingerprint(text), [])
+        for h in found:
             if h.id != cid and len(h.exact) < MAX_HOLDERS:
                 h.exact.append(item.chunk())
 
@@ -395,6 +401,8 @@ class Scanner:
             lst = self.textual[li]
             assert lst.t is not None
             r = _relate(c, lst.t)
+            if r == "holds" and len(c) != len(lst.t) and not holds_words(c, lst.t):
+                r = None  # only inside a longer word or number (`is 2.` in `is 2.5.`): edited
             if r is None:
                 lst.near_hit(cid, nh, item.seq, c)
             elif r == "holds":

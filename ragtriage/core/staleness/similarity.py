@@ -25,7 +25,7 @@ import orjson
 
 from ..corpus import Chunk, iter_lines
 from ..text import normalize_text
-from .evidence import _split_norm
+from .evidence import _split_fold
 from .halves import in_halves
 from .model import StaleEntry
 from .scanner import STOP, Meter, Progress
@@ -59,7 +59,7 @@ def _text_words(text: str) -> list[bytes]:
     ASCII punctuation as spaces."""
     if text.isascii():  # the same words, faster: ASCII whitespace is ASCII punctuation to _PUNCT
         return text.encode().lower().translate(_PUNCT).split()
-    return " ".join(_split_norm(text)).encode().translate(_PUNCT).split()
+    return " ".join(_split_fold(text)).encode().translate(_PUNCT).split()
 
 
 def _chunk_words(cid: str, text: str) -> list[bytes]:

@@ -3,14 +3,16 @@
 Text evidence (identical or containing chunks) comes before span evidence, so an edited
 document whose paragraphs shifted is still judged by what they say; spans decide when the
 text was normalised differently by the new chunker.
+
+A label whose document is known is fixed automatically only to a chunk of that document: a
+copy of its text in another document is a review candidate, named as such (``elsewhere``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..corpus import Chunk
-from ..text import normalize_text
 from .evidence import (
     TOP_N,
     Candidates,
@@ -18,10 +20,11 @@ from .evidence import (
     _best_run,
     _covers_span,
     _dice,
-    _fp,
     _jaccard,
     _min_cover,
+    cuts,
     holds_words,
+    norm,
     text_over_span,
 )
 from .model import Fix, Status, StrEnum
@@ -43,6 +46,7 @@ class Verdict:
     fix: Fix | None = None
     expect: str | None = None  # proposed `expect` ("all" for a split)
     query: Query | None = None  # a second, similarity pass is wanted with this text
+    elsewhere: tuple[tuple[str, str], ...] = ()  # (candidate id, its document): another document
 
 
 OK = Verdict(Status.OK)
@@ -53,14 +57,20 @@ def _auto_if_one(chunks: list[Chunk] | list[tuple[Chunk, float]]) -> Fix:
     return Fix.AUTO if len(chunks) == 1 else Fix.REVIEW
 
 
+def _away(st: LabelState, c: Chunk) -> bool:
+    """Is ``c`` in another document than the label's (both known)?"""
+    return st.doc is not None and isinstance(c.doc, str) and c.doc != st.doc
+
+
 def prefer(st: LabelState, chunks: list[Chunk]) -> list[Chunk]:
-    """When several chunks hold the text (a paragraph repeated in the documents), keep those
-    of the label's document, and of those the ones over the label's old span, if any."""
-    if st.doc is None or len(chunks) < 2:
+    """The chunks a label may be fixed to, of those holding its text: when its document is
+    known, those of that document (else those naming none; a copy in another document never),
+    and of several the ones over the label's old span, if any."""
+    if st.doc is None:
         return chunks
-    same = [c for c in chunks if c.doc == st.doc]
-    if not same:
-        return chunks
+    same = [c for c in chunks if c.doc == st.doc] or [c for c in chunks if not isinstance(c.doc, str)]
+    if len(same) < 2:
+        return same
     if st.start is not None and st.end is not None:
         over = [
             c
@@ -86,16 +96,44 @@ def judge(st: LabelState, found: dict[str, Chunk]) -> Verdict:
             found[own.id] = own
             return Verdict(Status.UNRECORDED, ((own.id, 1.0),), Fix.AUTO)
         return Verdict(Status.UNKNOWN, (), Fix.REVIEW, query=Query.QUESTION)
-    if own is not None and st.own_norm is not None and _fp(st.own_norm) == st.fp:
+    if own is not None and st.same_as(own.text, st.own_norm):
         return OK
-    return (
+    v = (
         _by_text(st, found)
         or _by_span_text(st, found)
         or _by_pieces(st)
         or _by_span_pieces(st)
         or _by_short(st)
-        or _missing(st)
     )
+    away = [c for c in (*st.exact, *st.holders, *st.contains) if _away(st, c)]
+    if own is not None and _away(st, own) and st.t is not None and st.own_norm is not None:
+        if holds_words(st.own_norm, st.t):  # its own id, now in another document
+            away.insert(0, own)
+    if away and (v is None or v.fix != Fix.AUTO):
+        return _with_copies(st, v, away)
+    return v or _missing(st)
+
+
+def _with_copies(st: LabelState, v: Verdict | None, away: list[Chunk]) -> Verdict:
+    """Chunks of another document hold the text (a passage two pages share): they are review
+    candidates after what the label's own document offers, named as another document's."""
+    t = st.t
+    lt = len(t) if t is not None else 0
+    copies = tuple(
+        (c.id, 1.0 if t is None or len(norm(c.text)) == lt else _jaccard(lt, len(norm(c.text)), lt))
+        for c in away
+    )
+    named = tuple((c.id, c.doc or "") for c in away)
+    if v is None:  # nothing of its own document holds it: moved (or merged) there, for a person
+        local = _missing(st)
+        exact = any(c in st.exact for c in away)
+        status = _status(st, Status.MOVED if exact else Status.MERGED)
+        seen = {cid for cid, _ in copies}
+        rest = tuple(p for p in local.candidates if p[0] not in seen)
+        return Verdict(status, rest[:2] + copies + rest[2:], Fix.REVIEW, elsewhere=named)
+    seen = {cid for cid, _ in v.candidates}
+    extra = tuple(p for p in copies if p[0] not in seen)
+    return replace(v, candidates=v.candidates + extra, fix=Fix.REVIEW, elsewhere=named)
 
 
 def _status(st: LabelState, status: Status) -> Status:
@@ -108,24 +146,28 @@ def _by_text(st: LabelState, found: dict[str, Chunk]) -> Verdict | None:
     then bigger ones. A short text inside its own reused id is only proposed, unless the id
     covers the old span with the remembered text there."""
     t, own = st.t, st.own
-    if own is not None and t is not None and st.own_norm is not None and t in st.own_norm:
+    if (
+        own is not None
+        and t is not None
+        and st.own_norm is not None
+        and not _away(st, own)
+        and holds_words(st.own_norm, t)
+    ):
         cand = ((own.id, _jaccard(len(t), len(st.own_norm), len(t))),)
         if not st.short or _own_over_span(st):
             found[own.id] = own
             return Verdict(Status.MERGED, cand, Fix.AUTO)
         if holds_words(st.own_norm, t):
             return Verdict(Status.MERGED, cand, Fix.REVIEW)
-    if st.exact:
-        ex = prefer(st, st.exact)
+    ex = prefer(st, st.exact)
+    if ex:
         for c in ex:
             found[c.id] = c
         return Verdict(_status(st, Status.MOVED), tuple((c.id, 1.0) for c in ex), _auto_if_one(ex))
-    if st.holders and t is not None:
+    held = prefer(st, st.holders)
+    if held and t is not None:
         lt = len(t)
-        scored = sorted(
-            ((c, _jaccard(lt, len(normalize_text(c.text)), lt)) for c in prefer(st, st.holders)),
-            key=lambda p: -p[1],
-        )
+        scored = sorted(((c, _jaccard(lt, len(norm(c.text)), lt)) for c in held), key=lambda p: -p[1])
         for c, _ in scored:
             found[c.id] = c
         return Verdict(_status(st, Status.MERGED), tuple((c.id, s) for c, s in scored), _auto_if_one(scored))
@@ -142,14 +184,19 @@ def _own_over_span(st: LabelState) -> bool:
 
 def _same_text(st: LabelState, c: Chunk, a: int, b: int) -> bool:
     """Is the text of ``c`` over ``[a, b)`` of the label's span, normalised, the remembered
-    text there (the whole span: the remembered text or its fingerprint)?"""
+    text there (the whole span: the remembered text or its fingerprint)? An end of the span
+    inside the chunk must be a token boundary of its text: a label ending ``is 2.`` is not in
+    ``is 2.5.`` whatever the offsets say."""
     over = text_over_span(st, c, a, b)
-    if over is None or st.start is None or st.end is None:
+    if over is None or st.start is None or st.end is None or c.start is None:
         return False
-    norm = normalize_text(over)
-    if a == 0 and b == st.end - st.start:
-        return norm == st.t if st.t is not None else _fp(norm) == st.fp
-    return st.raw is not None and len(st.raw) == st.end - st.start and norm == normalize_text(st.raw[a:b])
+    i = st.start + a - c.start  # where the piece starts in the chunk's text
+    span = st.end - st.start
+    if (a == 0 and not cuts(c.text, i)) or (b == span and not cuts(c.text, i + b - a)):
+        return False
+    if a == 0 and b == span:
+        return st.same_as(over)
+    return st.raw is not None and len(st.raw) == span and norm(over) == norm(st.raw[a:b])
 
 
 def _by_span_text(st: LabelState, found: dict[str, Chunk]) -> Verdict | None:
@@ -206,10 +253,10 @@ def _by_short(st: LabelState) -> Verdict | None:
     if t is None or not st.contains:
         return None
     lt = len(t)
-    scored = sorted(
-        ((c.id, _jaccard(lt, len(normalize_text(c.text)), lt)) for c in prefer(st, st.contains)),
-        key=lambda p: -p[1],
-    )
+    held = prefer(st, st.contains)
+    if not held:
+        return None
+    scored = sorted(((c.id, _jaccard(lt, len(norm(c.text)), lt)) for c in held), key=lambda p: -p[1])
     return Verdict(_status(st, Status.MERGED), tuple(scored), Fix.REVIEW)
 
 
@@ -235,7 +282,7 @@ def _missing(st: LabelState) -> Verdict:
     for (cid, n), a, b in st.pieces.values():
         add(cid, _jaccard(len(t), n, b - a))
     for c, _, _ in st.spans:
-        add(c.id, _dice(t, normalize_text(c.text)))
+        add(c.id, _dice(t, norm(c.text)))
     for sc, _, cid in sorted(st.nearby, key=lambda p: (-p[0], -p[1])):
         add(cid, round(min(sc, 0.999), 3))
     ranked = sorted(scores.items(), key=lambda p: -p[1])[:MAX_MISSING]

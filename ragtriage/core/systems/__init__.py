@@ -103,6 +103,37 @@ class Context:
 
         return LexicalIndex.build(self.require_corpus("the builtin retriever"), language=self.language)
 
+    @cached_property
+    def lookup(self):
+        """:meth:`chunk_text` as the scoring takes it: with :meth:`in_corpus` when the test
+        set has a corpus (so unknown ids are recorded), plain otherwise."""
+        from ..scoring import ChunkText
+
+        if self._corpus_path is None:
+            return self.chunk_text
+        c = self.corpus
+        ids = getattr(c, "_chunks", c)
+        slow = self.in_corpus
+
+        def known(cid: str) -> bool:  # (the corpus's dict first: most ids are in it)
+            return cid in ids or (not cid.isascii() and slow(cid))
+
+        return ChunkText(self.chunk_text, known, ids)
+
+    def in_corpus(self, cid: str) -> bool:
+        """Does the corpus hold chunk ``cid`` (the same id in another Unicode form counts)?"""
+        c = self.corpus
+        if c is None:
+            return True
+        chunks = getattr(c, "_chunks", c)
+        if cid in chunks:
+            return True
+        if cid.isascii():
+            return False
+        import unicodedata
+
+        return any(unicodedata.normalize(f, cid) in chunks for f in ("NFC", "NFD"))
+
     def chunk_text(self, cid: str) -> str | None:
         """Text of a chunk, from the corpus, else from the test set's labels."""
         c = self.corpus if self._corpus_path is not None else None
