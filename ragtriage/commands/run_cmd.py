@@ -284,6 +284,30 @@ def resume_command(args, out, meta: RunMeta) -> str:
     return shlex.join(argv)
 
 
+def _dry_run(args, doc, plan) -> int:
+    p = plan(doc, args.system, [args.k or doc.settings.k], **run_options(args))
+    where = "external calls" if p["external"] else "local answers"
+    print(
+        f"dry run: {p['cases']} cases through {p['system']} at k={args.k or doc.settings.k}: "
+        f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
+        + dry_run_judge(p)
+    )
+    return Exit.OK
+
+
+def _stopped(args, out, run, n: int) -> int:
+    """What a run stopped by ctrl-c or SIGTERM says: what it kept, the command that goes on."""
+    from ..core.stop import stopped_by
+
+    how = stopped_by()
+    print(
+        f"{'stopped (' + how + ')' if how else 'interrupted'}: {len(run.cases)} of {n} cases kept in "
+        f"{out} (no summary yet); continue with: {resume_command(args, out, run.meta)}",
+        file=sys.stderr,
+    )
+    return Exit.TERMINATED if how == "SIGTERM" else Exit.INTERRUPTED
+
+
 def main(args) -> int:
     import gc
 
@@ -298,14 +322,7 @@ def main(args) -> int:
     sel = selection(args.ids, args.tag, args.shard)
     select(doc.cases, sel)  # an unknown id or tag, or an empty shard: exit 2 before anything runs
     if args.dry_run:
-        p = plan(doc, args.system, [args.k or doc.settings.k], **run_options(args))
-        where = "external calls" if p["external"] else "local answers"
-        print(
-            f"dry run: {p['cases']} cases through {p['system']} at k={args.k or doc.settings.k}: "
-            f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
-            + dry_run_judge(p)
-        )
-        return Exit.OK
+        return _dry_run(args, doc, plan)
     if args.resume and not args.out:
         raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
     from .run_stats import check_repeat
@@ -343,16 +360,7 @@ def main(args) -> int:
         leave_allocated(run, doc, held)
     print_warnings(run.warnings)
     if run.interrupted:
-        from ..core.stop import stopped_by
-
-        how = stopped_by()
-        print(
-            f"{'stopped (' + how + ')' if how else 'interrupted'}: {len(run.cases)} of "
-            f"{len(select(doc.cases, sel))} cases kept in {out} (no summary yet); "
-            f"continue with: {resume_command(args, out, run.meta)}",
-            file=sys.stderr,
-        )
-        return Exit.TERMINATED if how == "SIGTERM" else Exit.INTERRUPTED
+        return _stopped(args, out, run, len(select(doc.cases, sel)))
     second = None
     if args.repeat > 1:
         from .run_stats import repeat_run

@@ -49,14 +49,19 @@ def _judged_records(
         )
         summary = None
     if summary is None or missing:
-        if run.meta.get("merged"):
-            notes.append(
-                f"{len(run.meta['merged'])} shards judged as one run (summary computed from their cases)"
-            )
-        elif run.summary is None and not changed:
-            notes.append("the run has no summary line (interrupted?): summary recomputed from its cases")
+        _recomputed(run, changed, notes)
         summary = summarize(records, k)
     return records, summary, missing
+
+
+def _recomputed(run: Any, changed: bool, notes: list[str]) -> None:
+    """Why the summary was computed here rather than read from the run."""
+    if run.meta.get("merged"):
+        notes.append(
+            f"{len(run.meta['merged'])} shards judged as one run (summary computed from their cases)"
+        )
+    elif run.summary is None and not changed:
+        notes.append("the run has no summary line (interrupted?): summary recomputed from its cases")
 
 
 def _depth_note(bars: list[Bar], records: list[CaseRecord], k: int) -> str | None:
