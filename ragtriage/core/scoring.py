@@ -18,6 +18,8 @@ from .metrics import retrieval
 from .records import CaseRecord, Computed
 
 _Out = TypeVar("_Out", Computed, CaseRecord)  # the computed fields alone, or in a whole record
+#: (rank, hit, precision, recall, rr) of one case, as :func:`.metrics.retrieval` gives them
+Retrieved = tuple[int, Any, float, Any, Any]
 
 COMPUTED_FIELDS = (
     "rank",
@@ -98,13 +100,22 @@ def _score(
     settings: Any,
     out: _Out,
     verdict: bool | None,
+    retrieved: Retrieved | None = None,
 ) -> _Out:
     """The computed fields, added to ``out`` in COMPUTED_FIELDS order (one pass, no
-    intermediate dicts: this runs once per case of a 100k-case run)."""
+    intermediate dicts: this runs once per case of a 100k-case run). ``retrieved``: the
+    retrieval fields already computed for many cases at once (:mod:`.columnar`)."""
     error = result.get("error")
     ranking = result.get("ranking") or []
     expected = case.expected
-    if len(expected) == 1:  # the common case, as metrics.retrieval computes it
+    if retrieved is not None:
+        rank, hit, precision, recall, rr = retrieved
+        out["rank"] = rank
+        out["hit"] = hit
+        out["precision"] = precision
+        out["recall"] = recall
+        out["rr"] = rr
+    elif len(expected) == 1:  # the common case, as metrics.retrieval computes it
         if k < 1:
             raise ValueError("k must be 1 or more")
         try:
@@ -233,9 +244,11 @@ def make_record(
     k: int,
     chunk_text_lookup: Callable[[str], str | None],
     settings: Any,
+    retrieved: Retrieved | None = None,
 ) -> CaseRecord:
     """A run-file case line: the case's labels, the system result (formats.md §3, or a
-    stored record), the computed fields."""
+    stored record), the computed fields (the retrieval ones given as ``retrieved`` when
+    they were computed for many cases at once)."""
     rec: CaseRecord = {"type": "case", "id": case.id}
     if case.topic is not None:
         rec["topic"] = case.topic
@@ -272,7 +285,7 @@ def make_record(
             rec["extra"] = result["extra"]
     if "judge" in result and "reason" in result:  # a stored verdict (judge.md) survives a rescore
         rec["judge"] = result["judge"]
-    return _score(case, result, k, chunk_text_lookup, settings, rec, verdict)
+    return _score(case, result, k, chunk_text_lookup, settings, rec, verdict, retrieved)
 
 
 def rescore(
