@@ -21,7 +21,8 @@ class Exit(IntEnum):
     OK = 0
     FAILED = 1  # ran fine, but a bar was missed / stale labels remain / a regression
     BAD_INPUT = 2
-    INTERRUPTED = 130
+    INTERRUPTED = 130  # 128 + SIGINT (ctrl-c)
+    TERMINATED = 143  # 128 + SIGTERM (what a CI cancel sends): stopped as cleanly as by ctrl-c
 
 
 EXAMPLES = {
@@ -39,6 +40,10 @@ EXAMPLES = {
         "  ragtriage check testsets/shop-es.yaml --min hit@3=0.8 --min accuracy=0.7\n"
         "  ragtriage check testsets/shop-es.yaml --run run.jsonl --junit report.xml --markdown $GITHUB_STEP_SUMMARY\n"
         "  ragtriage check testsets/shop-es.yaml --min hit@3=0.85 --on lower --baseline base.jsonl --html report.html"
+    ),
+    "merge": (
+        "  for i in 1 2 3 4; do ragtriage run ts.yaml --shard $i/4 --out shard-$i.jsonl; done\n"
+        "  ragtriage merge shard-*.jsonl -o run.jsonl"
     ),
     "stale": "  ragtriage stale testsets/docs.yaml --corpus new.chunks.jsonl\n  ragtriage stale testsets/docs.yaml --corpus new.chunks.jsonl --fix",
     "sweep": "  ragtriage sweep testsets/shop-es.yaml --k 1-4\n  ragtriage sweep testsets/shop-es.yaml --system results:r.jsonl --k 1,3,5 --threshold 0.2,0.5",
@@ -164,6 +169,48 @@ def add_run_options(
     )
 
 
+def add_selection_options(p: argparse.ArgumentParser) -> None:
+    """``--ids``, ``--tag`` and ``--shard``: which cases a run or a check covers."""
+    p.add_argument(
+        "--ids",
+        action="append",
+        default=[],
+        metavar="ID[,ID...]",
+        help="only these cases (comma-separated, repeatable)",
+    )
+    p.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only cases with this tag (repeatable: any of them), e.g. --tag smoke",
+    )
+    p.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="only shard I of N (stable by case id: N jobs with 1/N … N/N cover the test set once)",
+    )
+
+
+def add_executor_options(p: argparse.ArgumentParser) -> None:
+    """Where a ``python:`` system's calls run."""
+    p.add_argument(
+        "--executor",
+        choices=("process", "thread", "ray"),
+        default="process",
+        help="python: systems: 'process' (default) calls them in a worker process, so one that "
+        "exits or crashes is an error, not the end of the run; 'thread' in this process; "
+        "'ray' as Ray tasks (pip install 'ragtriage[ray]')",
+    )
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="with --executor ray: the cluster to join (default: start a local Ray; 'auto' joins a running one)",
+    )
+
+
 def add_comparison_options(p: argparse.ArgumentParser) -> None:
     """How two runs are compared (evaluation.md, "Comparing two runs")."""
     p.add_argument(
@@ -256,6 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("testset", metavar="TESTSET")
     add_run_options(s)
+    add_selection_options(s)
+    add_executor_options(s)
     s.add_argument("--out", metavar="RUN.jsonl", help="run file (default: runs/<testset>-<time>.jsonl)")
     s.add_argument("--json", metavar="SUMMARY.json", help="write the summary as JSON")
     s.add_argument("--resume", action="store_true", help="continue an interrupted --out run file")
@@ -285,8 +334,21 @@ def build_parser() -> argparse.ArgumentParser:
         "The CI gate: fail (exit 1) when a bar is missed or labels are stale.\n\n" + SYSTEMS,
     )
     s.add_argument("testset", metavar="TESTSET")
-    s.add_argument("--run", metavar="RUN", help="score this run file instead of running the system")
+    s.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="RUN",
+        help="score this run file instead of running the system (repeatable: the shards of one run)",
+    )
     add_run_options(s)
+    add_selection_options(s)
+    add_executor_options(s)
+    s.add_argument(
+        "--run-anyway",
+        action="store_true",
+        help="run the system even when labels are stale (by default the check stops there, without calls)",
+    )
     s.add_argument(
         "--min",
         action="append",
@@ -296,9 +358,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--junit", metavar="PATH", help="JUnit XML, one testcase per case")
     s.add_argument("--markdown", metavar="PATH", help="markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
+    s.add_argument(
+        "--markdown-max-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="cut the markdown to N characters, keeping the summary, the bars and the worst cases "
+        "(default 60000 when writing to $GITHUB_STEP_SUMMARY, else no limit)",
+    )
     s.add_argument("--json", metavar="PATH", help="summary and bars as JSON")
     s.add_argument("--out", metavar="RUN.jsonl", help="keep the run file made for the check")
     s.add_argument("--force", action="store_true", help="replace an existing --out run file")
+    s.add_argument(
+        "--github",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print a GitHub Actions ::error annotation per failing case and bar "
+        "(default: on when GITHUB_ACTIONS=true)",
+    )
     s.add_argument("--html", metavar="PATH", help="the self-contained HTML report (as `ragtriage report`)")
     s.add_argument(
         "--on",
@@ -329,6 +406,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(s, k_help="values of k: 1-4 or 1,3,5 (a single K means 1 to K)", k_type=str)
     s.add_argument("--threshold", default=None, metavar="T[,T...]", help="score thresholds to try")
     s.add_argument("--json", metavar="PATH", help="write the rows as JSON")
+
+    s = _sub(subs, "merge", "join the shards of one run into one run file")
+    s.add_argument("runs", nargs="+", metavar="RUN")
+    s.add_argument("-o", "--output", required=True, metavar="RUN.jsonl", help="the merged run file")
+    s.add_argument("--testset", metavar="TESTSET", help="test set (default: the one named in the runs)")
+    s.add_argument("--force", action="store_true", help="replace an existing output file")
 
     s = _sub(subs, "judge", "how far the run's judge agrees with your grades: n, agreement, Cohen's kappa")
     s.add_argument("testset", metavar="TESTSET")
@@ -463,6 +546,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{bad!r}: an argument with a NUL byte is not a usable path or value", file=sys.stderr)
         return Exit.BAD_INPUT
     module = importlib.import_module(f"ragtriage.commands.{args.command.replace('-', '_')}_cmd")
+    if args.exiting and args.command in ("run", "check"):
+        from .core.stop import stop_on_sigterm
+
+        stop_on_sigterm()  # a CI cancel stops like ctrl-c: what finished is kept, resumable
     if args.command in (
         "edit",
         "triage",
@@ -503,8 +590,11 @@ def _call(module, args) -> int:
         print(str(e), file=sys.stderr)
         return Exit.BAD_INPUT
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return Exit.INTERRUPTED
+        from .core.stop import stopped_by
+
+        how = stopped_by()
+        print(f"stopped ({how})" if how else "interrupted", file=sys.stderr)
+        return Exit.TERMINATED if how == "SIGTERM" else Exit.INTERRUPTED
     except BrokenPipeError:
         return Exit.OK
     except OSError as e:  # a full disk, an unwritable folder, a name too long: located, no traceback

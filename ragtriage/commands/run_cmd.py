@@ -301,7 +301,29 @@ def resume_command(args, out, meta: RunMeta) -> str:
         argv += ["--k", str(meta.get("k") or args.k)]
     if getattr(args, "retriever", None):
         argv += ["--retriever", args.retriever]
+    for option, values in (("--ids", getattr(args, "ids", None)), ("--tag", getattr(args, "tag", None))):
+        for v in values or ():
+            argv += [option, v]
+    if getattr(args, "shard", None):
+        argv += ["--shard", args.shard]
+    if getattr(args, "executor", "process") != "process":
+        argv += ["--executor", args.executor]
+    if getattr(args, "ray_address", None):
+        argv += ["--ray-address", args.ray_address]
     return shlex.join(argv)
+
+
+def _stopped(args, out, run, n: int) -> int:
+    """What a run stopped by ctrl-c or SIGTERM says: what it kept, the command that goes on."""
+    from ..core.stop import stopped_by
+
+    how = stopped_by()
+    print(
+        f"{'stopped (' + how + ')' if how else 'interrupted'}: {len(run.cases)} of {n} cases kept in "
+        f"{out} (no summary yet); continue with: {resume_command(args, out, run.meta)}",
+        file=sys.stderr,
+    )
+    return Exit.TERMINATED if how == "SIGTERM" else Exit.INTERRUPTED
 
 
 def main(args) -> int:
@@ -311,8 +333,11 @@ def main(args) -> int:
     # records would cost a second and free nothing (no cycles are made).
     gc.disable()
     from ..core.evaluate import evaluate, load_testset
+    from ..core.select import select, selection
 
     doc = load_testset(args.testset)
+    sel = selection(args.ids, args.tag, args.shard)
+    select(doc.cases, sel)  # an unknown id or tag, or an empty shard: exit 2 before anything runs
     if args.dry_run:
         return dry_run(args, doc)
     if args.resume and not args.out:
@@ -342,6 +367,11 @@ def main(args) -> int:
         retain=held,
         exclusive=not args.out,  # a default name is never shared by two runs started at once
         new_file=bool(args.out) and not args.force,  # nor is a given one, unless --force
+        # the table shows the top k, the file has the rest (repeats rewrite the file from the records)
+        keep_ranking=None if args.repeat > 1 else args.k or doc.settings.k,
+        selection=sel,
+        executor=args.executor,
+        ray_address=args.ray_address,
         **run_options(args),
     )
     out = run.path or out
@@ -349,17 +379,13 @@ def main(args) -> int:
         leave_allocated(run, doc, held)
     print_warnings(run.warnings)
     if run.interrupted:
-        print(
-            f"interrupted: {len(run.cases)} of {len(doc.cases)} cases kept in {out} (no summary yet); "
-            f"continue with: {resume_command(args, out, run.meta)}",
-            file=sys.stderr,
-        )
-        return Exit.INTERRUPTED
+        return _stopped(args, out, run, len(select(doc.cases, sel)))
     second = None
     if args.repeat > 1:
         from .run_stats import repeat_run
 
-        run, second = repeat_run(args, doc, run, out, evaluate, run_options(args))
+        again = dict(run_options(args), selection=sel, executor=args.executor, ray_address=args.ray_address)
+        run, second = repeat_run(args, doc, run, out, evaluate, again)
         if run.interrupted:
             return Exit.INTERRUPTED
     print_run(args, doc, run, second, out)

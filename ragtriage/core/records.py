@@ -94,6 +94,8 @@ class RunMeta(_MetaKeys, total=False):
     corpus: str
     judge: str
     resumed: str
+    selection: dict[str, Any]  # --shard / --tag / --ids the run covered (absent: every case)
+    merged: list[str]  # the shard files `ragtriage merge` joined
 
 
 #: what a function that only reads a case record takes: a :class:`CaseRecord`, or one

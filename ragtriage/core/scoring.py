@@ -21,6 +21,8 @@ from .records import CaseRecord, Computed
 
 # after ``rr``, for a case with document gold (``expected_docs``) only: docrank.DOC_FIELDS
 _Out = TypeVar("_Out", Computed, CaseRecord)  # the computed fields alone, or in a whole record
+#: (rank, hit, precision, recall, rr) of one case, as :func:`.metrics.retrieval` gives them
+Retrieved = tuple[int, Any, float, Any, Any]
 
 COMPUTED_FIELDS = (
     "rank",
@@ -101,9 +103,19 @@ def _retrieval_fields(
     expect: str,
     k: int,
     by_docs: bool,
+    retrieved: Retrieved | None = None,
 ) -> bool | None:
-    """``rank``, ``hit``, ``precision``, ``recall``, ``rr`` into ``out``; the hit. A case with
-    document gold and no chunk gold (``by_docs``) has none of them (null, rank 0)."""
+    """``rank``, ``hit``, ``precision``, ``recall``, ``rr`` into ``out``, in that order; the
+    hit. A case with document gold and no chunk gold (``by_docs``) has none of them (null,
+    rank 0); ``retrieved``: the five already computed (:mod:`.columnar`)."""
+    if retrieved is not None:
+        rank, hit, precision, recall, rr = retrieved
+        out["rank"] = rank
+        out["hit"] = hit
+        out["precision"] = precision
+        out["recall"] = recall
+        out["rr"] = rr
+        return hit
     if not expected and by_docs:
         out["rank"] = 0
         out["hit"] = out["precision"] = out["recall"] = out["rr"] = None
@@ -137,6 +149,31 @@ def _retrieval_fields(
     return ret["hit"]
 
 
+def _found(
+    out: Computed | CaseRecord,
+    case: Any,
+    ranking: Any,
+    expected: tuple[str, ...] | list[str],
+    expect: str,
+    k: int,
+    docs: list[str | None] | None,
+    retrieved: Retrieved | None,
+) -> tuple[bool | None, bool]:
+    """The retrieval fields of both levels into ``out``: (what was found — the chunk hit, or
+    the document hit when the case has no chunk gold —, whether documents were scored)."""
+    by_docs = bool(_docs_of(case)) and not case.unanswerable
+    if retrieved is not None and not case.expected and (by_docs or bool(getattr(case, "evidence", ()))):
+        retrieved = None  # computed from `expected` alone: not this case's gold
+    hit = _retrieval_fields(out, ranking, expected, expect, k, by_docs, retrieved)
+    scored_docs = bool(_docs_of(case)) and docs is not None
+    if scored_docs:
+        dm = doc_metrics(docs, _docs_of(case), k, case.expect)  # type: ignore[arg-type]
+        out.update(dm)  # type: ignore[typeddict-item]
+        if not expected:  # no chunk gold: the document decides what was found
+            hit = dm["doc_hit"]
+    return hit, scored_docs
+
+
 def _score(
     case: Any,
     result: Mapping[str, Any],
@@ -148,20 +185,17 @@ def _score(
     expected: tuple[str, ...] | list[str],
     expect: str,
     docs: list[str | None] | None,
+    retrieved: Retrieved | None = None,
 ) -> _Out:
     """The computed fields, added to ``out`` in COMPUTED_FIELDS order (one pass, no
     intermediate dicts: this runs once per case of a 100k-case run). ``expected`` and
     ``expect``: the chunk gold (the case's own, or its resolved quotes); ``docs``: the
-    document ranking (None when no document is known)."""
+    document ranking (None when no document is known); ``retrieved``: the retrieval fields
+    already computed for many cases at once (:mod:`.columnar`), used when they were computed
+    from the gold scored here (the case's own ``expected``)."""
     error = result.get("error")
     ranking = result.get("ranking") or []
-    hit = _retrieval_fields(out, ranking, expected, expect, k, bool(_docs_of(case)) and not case.unanswerable)
-    scored_docs = bool(_docs_of(case)) and docs is not None
-    if scored_docs:
-        dm = doc_metrics(docs, _docs_of(case), k, case.expect)  # type: ignore[arg-type]
-        out.update(dm)  # type: ignore[typeddict-item]
-        if not expected:  # no chunk gold: the document decides what was found
-            hit = dm["doc_hit"]
+    hit, scored_docs = _found(out, case, ranking, expected, expect, k, docs, retrieved)
     answer = result.get("answer")
     if answer is not None and not isinstance(answer, str):
         answer = str(answer)
@@ -292,12 +326,14 @@ def make_record(
     k: int,
     chunk_text_lookup: Callable[[str], str | None],
     settings: Any,
+    retrieved: Retrieved | None = None,
     *,
     gold: Gold | None = None,
 ) -> CaseRecord:
     """A run-file case line: the case's labels, the system result (formats.md §3, or a
     stored record), the computed fields. ``gold``: the chunks' documents and the quotes'
-    resolution (:mod:`.gold`); without it a stored record keeps its own."""
+    resolution (:mod:`.gold`); without it a stored record keeps its own. ``retrieved``: the
+    retrieval fields when they were computed for many cases at once (:mod:`.columnar`)."""
     expected, expect, qg = _chunk_gold(case, result, gold)
     rec: CaseRecord = {"type": "case", "id": case.id}
     if case.topic is not None:
@@ -330,7 +366,9 @@ def make_record(
             rec["extra"] = result["extra"]
     if "judge" in result and "reason" in result:  # a stored verdict (judge.md) survives a rescore
         rec["judge"] = result["judge"]
-    return _score(case, result, k, chunk_text_lookup, settings, rec, verdict, expected, expect, docs)
+    return _score(
+        case, result, k, chunk_text_lookup, settings, rec, verdict, expected, expect, docs, retrieved
+    )
 
 
 def _gold_fields(

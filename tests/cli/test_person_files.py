@@ -28,6 +28,7 @@ COMMANDS = [
     (["check", "{ts}", "--out", "{out}"], ("check", "--out")),
     (["check", "{ts}", "--run", "{run}", "--html", "{out}"], ("check", "--html")),
     (["report", "{run}", "-o", "{out}"], ("report", "--output")),
+    (["merge", "{run2}", "--force", "-o", "{out}"], ("merge", "--output")),
     (["corpus", "--from", "llamaindex", "{tmp}/persist", "-o", "{out}"], ("corpus", "--output")),
     (["stale", "{ts}", "--json", "{out}"], ("stale", "--json")),
     (["sweep", "{ts}", "--k", "1-2", "--json", "{out}"], ("sweep", "--json")),

@@ -143,15 +143,15 @@ def report_structure(c: Campaign) -> None:
     d = c.folder()
     (d / "ts.yaml").write_text(_ts_text(HOSTILE, IDS), encoding="utf-8")
     md, xml = d / "out" / "r.md", d / "out" / "r.xml"
-    _record(c, "report structure", "check --markdown", ["check", str(d / "ts.yaml"), "--markdown", str(md)], {1}, d,
+    _record(c, "report structure", "check --markdown", ["check", str(d / "ts.yaml"), "--run-anyway", "--markdown", str(md)], {1}, d,
             markup=lambda: not md.exists() or _structure_broken(md.read_text("utf-8")))  # fmt: skip
-    _record(c, "report structure", "check --junit, id and file name", ["check", str(d / "ts.yaml"), "--junit", str(xml)],
+    _record(c, "report structure", "check --junit, id and file name", ["check", str(d / "ts.yaml"), "--run-anyway", "--junit", str(xml)],
             {1}, d, markup=lambda: not xml.exists() or _junit_broken(xml.read_text("utf-8"), HOSTILE))  # fmt: skip
     d = c.folder()
     bad = d / "t\x1b[31m\x01.yaml"
     bad.write_text(_ts_text(HOSTILE[:3], IDS), encoding="utf-8")
     xml = d / "out" / "j.xml"
-    _record(c, "report structure", "check --junit, control chars in the file name", ["check", str(bad), "--junit",
+    _record(c, "report structure", "check --junit, control chars in the file name", ["check", str(bad), "--run-anyway", "--junit",
             str(xml)], {1}, d, markup=lambda: not xml.exists() or _junit_broken(xml.read_text("utf-8"), HOSTILE[:3]))  # fmt: skip
     d = c.folder()
     meta = {"type": "meta", "testset": "ts.yaml", "system": "builtin", "k": 3}

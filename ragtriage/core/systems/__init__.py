@@ -276,7 +276,13 @@ def make_system(spec: object, ctx: Context, **options):
     if spec.startswith("python:"):
         from .python import PythonSystem
 
-        return PythonSystem(spec[len("python:") :], ctx, workers=options.get("concurrency") or 8)
+        return PythonSystem(
+            spec[len("python:") :],
+            ctx,
+            workers=options.get("concurrency") or 8,
+            executor=options.get("executor") or "thread",
+            ray_address=options.get("ray_address"),
+        )
     if spec.startswith(("http://", "https://")):
         from .http import HttpSystem
 
