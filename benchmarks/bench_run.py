@@ -1,17 +1,19 @@
-"""`ragtriage run` end to end: a 100k-case results file, and an http: system.
+"""`ragtriage run` end to end: results files (depth 10 and 100), and an http: system.
 
-    python benchmarks/bench_run.py                 # 100,000 cases; http: 2,000 cases
-    python benchmarks/bench_run.py 20000 1000
+    python benchmarks/bench_run.py                 # 100,000 cases at depth 10; 30k and 100k at depth 100; http: 2,000
+    python benchmarks/bench_run.py 20000 1000 --deep 30000   # smaller
+    python benchmarks/bench_run.py --no-http --deep 30000 100000 --depth 100
 
-1. results: a generated 100k-case test set, 100k-chunk corpus and 100k-line
-   system-results JSONL (rankings of 10, answers citing a chunk with a price,
-   some abstentions, some wrong numbers). Timed: the run itself (parse the
-   results, metrics, grounding, diagnosis, write the run file) in-process, and
-   the whole `ragtriage run ... --quiet` command in a subprocess (interpreter
-   start, test-set open, corpus load, exit included): once without the test
-   set's reopen cache (the first run writes it), then three times with it.
-   Target < 3 s. Wall time on a shared machine depends on its load: the CPU
-   time (user + system) is printed beside it.
+1. results: a generated test set, its corpus and a system-results JSONL (rankings
+   ``depth`` deep, answers citing a chunk with a price, some abstentions, some wrong
+   numbers). Timed: the whole `ragtriage run ... --quiet` command in a subprocess
+   (interpreter start, test-set open, corpus load, exit included), once without the
+   test set's reopen cache (the first run writes it), then ``--repeat`` times with it,
+   alternating with the floor: a plain parse of the same results file by the standard
+   library's json (as a script does it, and with the GC off) and by orjson. Each row:
+   wall and CPU seconds (user + system of that child) and its peak memory (ru_maxrss).
+   Targets (issue 21): at depth 100, run ≤ 1.0× the stdlib json parse at 30k and 100k
+   cases, peak ≤ 600 MB at 100k; at depth 10, 100k cases < 3 s.
 2. http: a server in another process answering every POST after 50 ms
    (asyncio, keep-alive); `run --concurrency 32`. Ideal wall time is
    n x 50 ms / 32; target efficiency (ideal / measured) >= 0.9.
@@ -19,7 +21,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import random
@@ -66,12 +67,13 @@ SERVER = textwrap.dedent('''
 ''')
 
 
-def write_files(d: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
+def write_files(d: Path, n: int, seed: int = 3, depth: int = 10, labels: bool = False) -> tuple[Path, Path]:
+    """A test set of ``n`` cases, its ``n``-chunk corpus and a results file whose rankings
+    are ``depth`` deep; with ``labels`` the test set's labels are recorded (fresh)."""
     ts = d / "bench.yaml"
     ts.write_text(generate(n, chunks=n), encoding="utf-8")
     import ragtriage
 
-    doc = ragtriage.load_testset(ts)
     r = random.Random(seed)
     with open(d / "bench.chunks.jsonl", "w", encoding="utf-8") as f:
         for i in range(n):
@@ -82,13 +84,17 @@ def write_files(d: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
                 )
                 + "\n"
             )
+    doc = ragtriage.load_testset(ts)
+    if labels:
+        doc.record_labels(now="2026-12-01T00:00:00Z")
+        doc.save()
     res = d / "answers.jsonl"
     with open(res, "w", encoding="utf-8") as f:
         for c in doc.cases:
             gold = c.expected[0]
-            ranking = [f"chunk-{r.randrange(n)}" for _ in range(10)]
+            ranking = [f"chunk-{r.randrange(n)}" for _ in range(depth)]
             if r.random() < 0.8:
-                ranking[min(int(r.expovariate(0.5)), 9)] = gold
+                ranking[min(int(r.expovariate(0.5)), depth - 1)] = gold
             price = int(gold.split("-")[1]) % 97
             roll = r.random()
             if roll < 0.1:
@@ -102,7 +108,7 @@ def write_files(d: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
                     {
                         "id": c.id,
                         "ranking": ranking,
-                        "scores": [round(1 - j / 10, 2) for j in range(10)],
+                        "scores": [round(1 - j / depth, 3) for j in range(depth)],
                         "answer": answer,
                     },
                     ensure_ascii=False,
@@ -112,74 +118,92 @@ def write_files(d: Path, n: int, seed: int = 3) -> tuple[Path, Path]:
     return ts, res
 
 
-def bench_results(n: int) -> None:
-    from ragtriage.core.evaluate import evaluate, load_testset
+FLOORS = {
+    "stdlib json": "import json\nwith open(P, 'rb') as f:\n    out = [json.loads(line) for line in f]",
+    "stdlib json, GC off": (
+        "import gc, json\ngc.disable()\nwith open(P, 'rb') as f:\n    out = [json.loads(line) for line in f]"
+    ),
+    "orjson, GC off": (
+        "import gc, orjson\ngc.disable()\nwith open(P, 'rb') as f:\n    out = [orjson.loads(line) for line in f]"
+    ),
+}
 
+
+def bench_results(n: int, depth: int = 10, repeat: int = 3, code: list[Path] | None = None) -> dict:
+    """``ragtriage run --system results:`` over ``n`` cases with rankings ``depth`` deep,
+    beside a plain parse of the same results file (the floor), alternating."""
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         t = time.perf_counter()
-        ts, res = write_files(d, n)
-        print(f"generated {n:,} cases, chunks and results in {time.perf_counter() - t:.1f} s", flush=True)
-        t = time.perf_counter()
-        doc = load_testset(ts)
-        t_doc = time.perf_counter() - t
-        gc.collect()
-        t = time.perf_counter()
-        c = time.process_time()
-        run = evaluate(doc, f"results:{res}", 3, out=d / "run.jsonl")
-        t_run = time.perf_counter() - t
-        c_run = time.process_time() - c
+        ts, res = write_files(d, n, depth=depth)
+        size = res.stat().st_size
         print(
-            f"results: in-process run (parse, metrics, grounding, diagnosis, run file, corpus load) "
-            f"{t_run:6.2f} s wall, {c_run:.2f} s CPU  [test-set open {t_doc:.2f} s, not included]",
+            f"{n:,} cases × depth {depth}: results file {size / 1e6:.0f} MB, generated in "
+            f"{time.perf_counter() - t:.1f} s",
             flush=True,
         )
-        print(f"         reasons {run.summary['reasons']}", flush=True)
         env = dict(os.environ, PYTHONPATH=str(ROOT), RAGTRIAGE_CACHE_DIR=str(d / "cache"))
-        cmd = [
-            sys.executable,
-            "-m",
-            "ragtriage",
-            "run",
-            str(ts),
-            "--system",
-            f"results:{res}",
-            "--quiet",
-            "--out",
-            str(d / "run2.jsonl"),
-        ]
-        print(f"results: `{' '.join(['ragtriage'] + cmd[3:])}`, subprocess, end to end:", flush=True)
+        others = {
+            f"run ({c})": dict(env, PYTHONPATH=str(c), RAGTRIAGE_CACHE_DIR=str(d / f"cache{i}"))
+            for i, c in enumerate(code or ())
+        }
+        out = d / "run.jsonl"
+        cmd = [sys.executable, "-m", "ragtriage", "run", str(ts), "--system", f"results:{res}", "--quiet"]
+        cmd += ["--out", str(out)]
         # first run: no reopen cache yet (the YAML is parsed, the cache written at exit); then with it
-        wall, cpu = _timed(cmd, env)
+        wall, cpu, rss = _timed(cmd, env, remove=out)
         print(
-            f"         first run (parses the YAML test set, writes its reopen cache) "
-            f"{wall:6.2f} s wall, {cpu:.2f} s CPU",
+            f"  first run (parses the YAML, writes its reopen cache) {wall:6.2f} s wall, {cpu:.2f} s CPU",
             flush=True,
         )
-        runs = sorted(_timed(cmd, env) for _ in range(3))
-        wall, cpu = runs[1]
-        print(
-            f"         with the reopen cache, median of 3                             "
-            f"{wall:6.2f} s wall, {cpu:.2f} s CPU (best {runs[0][0]:.2f} s)  target < 3 s",
-            flush=True,
-        )
-        same = (d / "run.jsonl").read_bytes().split(b"\n", 1)[1] == (d / "run2.jsonl").read_bytes().split(
-            b"\n", 1
-        )[1]
-        print(f"         run file equal to the in-process one (after the meta line): {same}", flush=True)
+        for other in others.values():
+            _timed(cmd, other, remove=out)  # its own reopen cache
+        samples: dict[str, list[tuple[float, float, int]]] = {
+            "run": [],
+            **{k: [] for k in [*others, *FLOORS]},
+        }
+        for _ in range(repeat):
+            samples["run"].append(_timed(cmd, env, remove=out))
+            for name, other in others.items():
+                samples[name].append(_timed(cmd, other, remove=out))
+            for name, code in FLOORS.items():
+                samples[name].append(_timed([sys.executable, "-c", f"P = {str(res)!r}\n{code}"], env))
+        got = {}
+        for name, rows in samples.items():
+            rows.sort(key=lambda r: r[1])
+            wall, cpu, rss = rows[len(rows) // 2]
+            got[name] = (wall, cpu, rss)
+        run_cpu = got["run"][1]
+        for name, (wall, cpu, rss) in got.items():
+            ratio = "" if name == "run" else f"   run is {run_cpu / cpu:.2f}× this"
+            label = (
+                "`ragtriage run … --quiet`"
+                if name == "run"
+                else name.replace("run (", "the same, code in (")
+                if name in others
+                else f"parse only: {name}"
+            )
+            print(
+                f"  {label:<34} {wall:6.2f} s wall {cpu:6.2f} s CPU  peak {rss / 1e6:6.0f} MB{ratio}",
+                flush=True,
+            )
+        return got
 
 
-def _timed(cmd, env) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system, the child's own) of one subprocess run."""
-    import resource
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def _timed(cmd, env, remove: Path | None = None) -> tuple[float, float, int]:
+    """Wall and CPU seconds (user + system) and peak memory (bytes) of one subprocess."""
+    if remove is not None and remove.exists():
+        remove.unlink()
     t = time.perf_counter()
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
+    # not in the repository: `python -m` would put it first on the path, before PYTHONPATH
+    where = env.get("PYTHONPATH") or tempfile.gettempdir()
+    p = subprocess.Popen(cmd, env=env, cwd=where, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    assert p.returncode == 0, p.stderr
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    err = p.stderr.read().decode() if p.stderr else ""
+    p.returncode = os.waitstatus_to_exitcode(status)
+    assert p.returncode == 0, err
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024
 
 
 def bench_http(n: int, latency: float = 0.05, concurrency: int = 32) -> None:
@@ -215,8 +239,44 @@ def bench_http(n: int, latency: float = 0.05, concurrency: int = 32) -> None:
         )
 
 
+def main() -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(description="ragtriage run end to end: results files and an http: system")
+    ap.add_argument("n", nargs="?", type=int, default=100_000, help="cases of the depth-10 results run")
+    ap.add_argument("m", nargs="?", type=int, default=2_000, help="cases of the http: run")
+    ap.add_argument("--deep", type=int, nargs="*", default=[30_000, 100_000], help="sizes run at --depth")
+    ap.add_argument("--depth", type=int, default=100)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-http", action="store_true")
+    ap.add_argument(
+        "--code",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also time the ragtriage package in DIR (e.g. an export of the code before a change), alternating",
+    )
+    a = ap.parse_args()
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    if not a.no_http:
+        bench_http(a.m)
+    rows = [(a.n, 10, bench_results(a.n, 10, a.repeat, a.code))] if a.n else []
+    rows += [(n, a.depth, bench_results(n, a.depth, a.repeat, a.code)) for n in a.deep]
+    print("\ntargets (issue 21): at depth 100, run ≤ 1.0× the stdlib json parse; peak ≤ 600 MB at 100k × 100")
+    for n, depth, got in rows:
+        ratio = got["run"][1] / got["stdlib json"][1]
+        peak = got["run"][2] / 1e6
+        verdict = ""
+        if depth >= 100:
+            met = ratio <= 1.0 and (n < 100_000 or peak <= 600)
+            verdict = " — met" if met else " — NOT met"
+        print(
+            f"  {n:>7,} × {depth:<3}  run {got['run'][1]:.2f} s CPU = {ratio:.2f}× stdlib json "
+            f"({got['stdlib json'][1]:.2f} s), {got['run'][1] / got['stdlib json, GC off'][1]:.2f}× json with "
+            f"the GC off; peak {peak:.0f} MB{verdict}"
+        )
+
+
 if __name__ == "__main__":
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
-    m = int(sys.argv[2]) if len(sys.argv) > 2 else 2_000
-    bench_http(m)
-    bench_results(n)
+    main()

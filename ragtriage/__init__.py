@@ -12,11 +12,29 @@ The stable Python API (formats.md §6)::
 
 from __future__ import annotations
 
+import os as _os
+import sys as _sys
+
 __version__ = "0.1.0"
 
-from .api import aevaluate, evaluate
-from .core.corpus import Chunk, Corpus, load_corpus
-from .core.errors import CorpusError, InputError, Problem, TestSetError
+
+def _quiet_interrupt(signum, frame):  # pragma: no cover - only before the command starts
+    _os.write(2, b"interrupted\n")
+    _os._exit(130)
+
+
+# The command line (`ragtriage ...`, `python -m ragtriage ...`): a Ctrl-C while Python is
+# still importing the tool would print a traceback; until cli.main takes over, it ends
+# the process quietly with 130. A library user's `import ragtriage` is left alone.
+if _os.path.basename(_sys.argv[0] if _sys.argv else "") in ("ragtriage", "-m"):
+    import signal as _signal
+
+    if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+        _signal.signal(_signal.SIGINT, _quiet_interrupt)
+
+from .api import aevaluate, evaluate  # noqa: E402  (after the interrupt handler)
+from .core.corpus import Chunk, Corpus, load_corpus  # noqa: E402
+from .core.errors import CorpusError, InputError, Problem, TestSetError  # noqa: E402
 
 __all__ = [
     "__version__",

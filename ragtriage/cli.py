@@ -21,7 +21,8 @@ class Exit(IntEnum):
     OK = 0
     FAILED = 1  # ran fine, but a bar was missed / stale labels remain / a regression
     BAD_INPUT = 2
-    INTERRUPTED = 130
+    INTERRUPTED = 130  # 128 + SIGINT (ctrl-c)
+    TERMINATED = 143  # 128 + SIGTERM (what a CI cancel sends): stopped as cleanly as by ctrl-c
 
 
 EXAMPLES = {
@@ -44,6 +45,10 @@ EXAMPLES = {
         "  ragtriage check testsets/shop-es.yaml --run run.jsonl --junit report.xml --markdown $GITHUB_STEP_SUMMARY\n"
         "  ragtriage check testsets/shop-es.yaml --min hit@3=0.85 --on lower --baseline base.jsonl --html report.html"
     ),
+    "merge": (
+        "  for i in 1 2 3 4; do ragtriage run ts.yaml --shard $i/4 --out shard-$i.jsonl; done\n"
+        "  ragtriage merge shard-*.jsonl -o run.jsonl"
+    ),
     "stale": "  ragtriage stale testsets/docs.yaml --corpus new.chunks.jsonl\n  ragtriage stale testsets/docs.yaml --corpus new.chunks.jsonl --fix",
     "sweep": "  ragtriage sweep testsets/shop-es.yaml --k 1-4\n  ragtriage sweep testsets/shop-es.yaml --system results:r.jsonl --k 1,3,5 --threshold 0.2,0.5",
     "diff": (
@@ -51,7 +56,7 @@ EXAMPLES = {
         "  ragtriage diff runs/before.jsonl runs/after.jsonl --fail-on-regression --markdown diff.md\n"
         "  ragtriage diff runs/before.jsonl runs/after.jsonl --metric pass --metric hit@5 --margin 0.02"
     ),
-    "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels",
+    "export": "  ragtriage export testsets/shop-es.yaml --format ragas -o shop.ragas.jsonl\n  ragtriage export testsets/shop-es.yaml --format trec > shop.qrels\n  ragtriage export testsets/folien-de/folien-de.yaml --format trec --level doc -o folien.qrels",
     "import": "  ragtriage import goldens.json --format deepeval -o testsets/imported.yaml",
     "init": (
         "  ragtriage init testsets/mine.yaml --corpus testsets/mine.chunks.jsonl\n"
@@ -168,6 +173,48 @@ def add_run_options(
     )
 
 
+def add_selection_options(p: argparse.ArgumentParser) -> None:
+    """``--ids``, ``--tag`` and ``--shard``: which cases a run or a check covers."""
+    p.add_argument(
+        "--ids",
+        action="append",
+        default=[],
+        metavar="ID[,ID...]",
+        help="only these cases (comma-separated, repeatable)",
+    )
+    p.add_argument(
+        "--tag",
+        action="append",
+        default=[],
+        metavar="TAG",
+        help="only cases with this tag (repeatable: any of them), e.g. --tag smoke",
+    )
+    p.add_argument(
+        "--shard",
+        default=None,
+        metavar="I/N",
+        help="only shard I of N (stable by case id: N jobs with 1/N … N/N cover the test set once)",
+    )
+
+
+def add_executor_options(p: argparse.ArgumentParser) -> None:
+    """Where a ``python:`` system's calls run."""
+    p.add_argument(
+        "--executor",
+        choices=("process", "thread", "ray"),
+        default="process",
+        help="python: systems: 'process' (default) calls them in a worker process, so one that "
+        "exits or crashes is an error, not the end of the run; 'thread' in this process; "
+        "'ray' as Ray tasks (pip install 'ragtriage[ray]')",
+    )
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="with --executor ray: the cluster to join (default: start a local Ray; 'auto' joins a running one)",
+    )
+
+
 def add_comparison_options(p: argparse.ArgumentParser) -> None:
     """How two runs are compared (evaluation.md, "Comparing two runs")."""
     p.add_argument(
@@ -266,9 +313,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("testset", metavar="TESTSET")
     add_run_options(s)
+    add_selection_options(s)
+    add_executor_options(s)
     s.add_argument("--out", metavar="RUN.jsonl", help="run file (default: runs/<testset>-<time>.jsonl)")
     s.add_argument("--json", metavar="SUMMARY.json", help="write the summary as JSON")
     s.add_argument("--resume", action="store_true", help="continue an interrupted --out run file")
+    s.add_argument("--force", action="store_true", help="replace an existing --out run file")
     s.add_argument("--quiet", action="store_true", help="no per-case table")
     s.add_argument(
         "--repeat",
@@ -294,8 +344,21 @@ def build_parser() -> argparse.ArgumentParser:
         "The CI gate: fail (exit 1) when a bar is missed or labels are stale.\n\n" + SYSTEMS,
     )
     s.add_argument("testset", metavar="TESTSET")
-    s.add_argument("--run", metavar="RUN", help="score this run file instead of running the system")
+    s.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="RUN",
+        help="score this run file instead of running the system (repeatable: the shards of one run)",
+    )
     add_run_options(s)
+    add_selection_options(s)
+    add_executor_options(s)
+    s.add_argument(
+        "--run-anyway",
+        action="store_true",
+        help="run the system even when labels are stale (by default the check stops there, without calls)",
+    )
     s.add_argument(
         "--min",
         action="append",
@@ -305,8 +368,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.add_argument("--junit", metavar="PATH", help="JUnit XML, one testcase per case")
     s.add_argument("--markdown", metavar="PATH", help="markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
+    s.add_argument(
+        "--markdown-max-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="cut the markdown to N characters, keeping the summary, the bars and the worst cases "
+        "(default 60000 when writing to $GITHUB_STEP_SUMMARY, else no limit)",
+    )
     s.add_argument("--json", metavar="PATH", help="summary and bars as JSON")
     s.add_argument("--out", metavar="RUN.jsonl", help="keep the run file made for the check")
+    s.add_argument("--force", action="store_true", help="replace an existing --out run file")
+    s.add_argument(
+        "--github",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="print a GitHub Actions ::error annotation per failing case and bar "
+        "(default: on when GITHUB_ACTIONS=true)",
+    )
     s.add_argument("--html", metavar="PATH", help="the self-contained HTML report (as `ragtriage report`)")
     s.add_argument(
         "--on",
@@ -337,6 +416,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(s, k_help="values of k: 1-4 or 1,3,5 (a single K means 1 to K)", k_type=str)
     s.add_argument("--threshold", default=None, metavar="T[,T...]", help="score thresholds to try")
     s.add_argument("--json", metavar="PATH", help="write the rows as JSON")
+
+    s = _sub(subs, "merge", "join the shards of one run into one run file")
+    s.add_argument("runs", nargs="+", metavar="RUN")
+    s.add_argument("-o", "--output", required=True, metavar="RUN.jsonl", help="the merged run file")
+    s.add_argument("--testset", metavar="TESTSET", help="test set (default: the one named in the runs)")
+    s.add_argument("--force", action="store_true", help="replace an existing output file")
 
     s = _sub(subs, "judge", "how far the run's judge agrees with your grades: n, agreement, Cohen's kappa")
     s.add_argument("testset", metavar="TESTSET")
@@ -391,6 +476,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="with --format ragas --run: how much of each ranking is retrieved_contexts (default: the run's k)",
     )
+    s.add_argument(
+        "--level",
+        choices=("chunk", "doc"),
+        default="chunk",
+        help="with --format trec: qrels of the expected chunks (default) or of the expected documents "
+        "(expected_docs; with --run, the run's document rankings)",
+    )
+    s.add_argument(
+        "--csv-raw",
+        action="store_true",
+        help="with --format csv: write cells starting with = + - @ as they are (default: a leading ' "
+        "keeps a spreadsheet from running them as formulas; import reads either back)",
+    )
 
     s = _sub(subs, "import", "make a commented test set from another tool's file")
     s.add_argument("file", metavar="FILE")
@@ -398,6 +496,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--output", required=True, metavar="TESTSET.yaml")
     s.add_argument("--corpus", metavar="CHUNKS", help="chunks file the new test set refers to")
     s.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    s.add_argument(
+        "--level",
+        choices=("chunk", "doc"),
+        default="chunk",
+        help="with --format trec: the qrels judge chunks (expected, the default) or documents (expected_docs)",
+    )
 
     s = _sub(
         subs,
@@ -415,13 +519,36 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: options whose value may be a list starting with a minus sign (``--threshold -0.2,0.5``),
+#: which argparse would take for an option; joined as ``--threshold=-0.2,0.5`` so our own
+#: parser reads (or refuses) the value
+_NUMBER_LISTS = ("--threshold", "--k", "--min")
+
+
+def _negative_values(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    it = iter(range(len(argv)))
+    for i in it:
+        a = argv[i]
+        nxt = argv[i + 1] if i + 1 < len(argv) else ""
+        if a in _NUMBER_LISTS and nxt[:1] == "-" and nxt[1:2] in tuple("0123456789."):
+            out.append(f"{a}={nxt}")
+            next(it, None)
+        else:
+            out.append(a)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
+    from .core.escape import visible
+    from .core.secrets import redacting_streams
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    with redacting_streams(show=visible):  # a usage error echoes what was typed: shown, not obeyed
+        args = parser.parse_args(_negative_values(sys.argv[1:] if argv is None else argv))
     if not args.command:
         parser.print_help()
         return Exit.BAD_INPUT
-    from .core.secrets import redacting_streams
 
     args.exiting = argv is None  # the process's own command line: it ends when this returns
     bad = next((a for a in (sys.argv[1:] if argv is None else argv) if "\x00" in a), None)
@@ -429,19 +556,41 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{bad!r}: an argument with a NUL byte is not a usable path or value", file=sys.stderr)
         return Exit.BAD_INPUT
     module = importlib.import_module(f"ragtriage.commands.{args.command.replace('-', '_')}_cmd")
+    if args.exiting and args.command in ("run", "check"):
+        from .core.stop import stop_on_sigterm
+
+        stop_on_sigterm()  # a CI cancel stops like ctrl-c: what finished is kept, resumable
     if args.command in (
         "edit",
         "triage",
     ):  # the app owns the terminal; its records are redacted at the source
         return _call(module, args)
-    with redacting_streams():  # no key or URL password reaches the terminal or a CI log
+    # no key or URL password reaches the terminal or a CI log, and no text from a file, a
+    # system or a server drives the terminal: control and bidi characters are shown as \x1b
+    with redacting_streams(show=visible):
         return _call(module, args)
+
+
+def _interrupts_stop_cleanly() -> None:
+    """From here on a Ctrl-C is a KeyboardInterrupt the command handles (it keeps what
+    was finished); before, ragtriage/__init__ ended the process quietly."""
+    import signal
+    import threading
+
+    from . import _quiet_interrupt
+
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is _quiet_interrupt
+    ):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _call(module, args) -> int:
     from .core.errors import ConflictError, InputError
 
     try:
+        _interrupts_stop_cleanly()
         return int(module.main(args))
     except InputError as e:
         for p in e.problems:
@@ -451,8 +600,11 @@ def _call(module, args) -> int:
         print(str(e), file=sys.stderr)
         return Exit.BAD_INPUT
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return Exit.INTERRUPTED
+        from .core.stop import stopped_by
+
+        how = stopped_by()
+        print(f"stopped ({how})" if how else "interrupted", file=sys.stderr)
+        return Exit.TERMINATED if how == "SIGTERM" else Exit.INTERRUPTED
     except BrokenPipeError:
         return Exit.OK
     except OSError as e:  # a full disk, an unwritable folder, a name too long: located, no traceback

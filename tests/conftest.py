@@ -23,6 +23,7 @@ def _private_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
     monkeypatch.delenv("RAGTRIAGE_CONFIG", raising=False)
     monkeypatch.setenv("RAGTRIAGE_GRADER", "tester")
+    monkeypatch.setenv("RAGTRIAGE_CACHE_KEY", str(tmp_path_factory.mktemp("key") / "cache.key"))
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
     monkeypatch.setenv("NO_COLOR", "1")
     yield

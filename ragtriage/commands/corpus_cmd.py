@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..cli import Exit
 from ..core.errors import InputError, Problem
-from ..core.reports import check_writable
+from ..core.reports import CORPUS, check_writable, refuse_input_as_output
 
 SOURCES = ("llamaindex",)
 
@@ -72,8 +72,10 @@ def _docstore(folder: Path):
 def main(args) -> int:
     source = getattr(args, "source", "llamaindex")
     out = Path(args.output)
-    _check_output(out, args.force)
     folder = Path(args.persist_dir)
+    # grades, notes, a test set, a run: never; an existing chunks file only with --force (below)
+    refuse_input_as_output(out, "-o", folder / "docstore.json", may_replace={CORPUS})
+    _check_output(out, args.force)
     adapter, store = _docstore(folder)
     rows = adapter.rows(store)
     if not rows:

@@ -64,6 +64,14 @@ def main(args) -> int:
         if not _offer_new(path, corpus):
             return Exit.OK
         made = True
+    from ..core.files import require_bounded
+    from ..tui.session import RECOVERY_MAX, recovery_path
+
+    require_bounded(recovery_path(path), RECOVERY_MAX, "recovery file")  # not a FIFO, not /dev/zero
+    if getattr(args, "run", None):
+        from ..tui.triage_state import SIDECAR_MAX, sidecar_path
+
+        require_bounded(sidecar_path(args.run), SIDECAR_MAX, "triage sidecar")
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print("ragtriage edit: needs a terminal (stdin and stdout must be a TTY)", file=sys.stderr)
         return Exit.BAD_INPUT

@@ -11,6 +11,7 @@ from ..core.errors import InputError, Problem
 from ..core.exchange import export_testset, export_trec_run
 from ..core.reports import write_report
 from ..core.runfile import read_run
+from ..core.secrets import data_stream
 from .outputs import guard_outputs, testset_inputs
 
 
@@ -26,6 +27,8 @@ def _refuse_conflicts(args) -> None:
         raise InputError(Problem("--k", None, "only with --format ragas --run: the cut of each ranking"))
     if k is not None and k < 1:
         raise InputError(Problem("--k", None, "must be 1 or more"))
+    if getattr(args, "csv_raw", False) and args.format != "csv":
+        raise InputError(Problem("--csv-raw", None, "only with --format csv"))
     if args.run and args.format not in ("trec", "ragas"):
         raise InputError(
             Problem(
@@ -35,6 +38,8 @@ def _refuse_conflicts(args) -> None:
                 "or ragas (samples with what the system retrieved and answered)",
             )
         )
+    if getattr(args, "level", "chunk") != "chunk" and args.format != "trec":
+        raise InputError(Problem("--level", None, "only with --format trec (document qrels)"))
     if args.run and args.format == "trec" and not args.output:
         raise InputError(
             Problem(
@@ -58,12 +63,21 @@ def main(args) -> int:
         run_cases = [r for r in run.cases if r["id"] in known]
     run_text = None
     if run is not None and args.format == "trec":
-        run_text = export_trec_run(run_cases, tag=str(run.meta.get("system") or "ragtriage"))
+        run_text = export_trec_run(
+            run_cases, tag=str(run.meta.get("system") or "ragtriage"), level=getattr(args, "level", "chunk")
+        )
     by_id = {r["id"]: r for r in run_cases} if run is not None and args.format == "ragas" else None
     k = getattr(args, "k", None)
     if by_id is not None and k is None:
         k = run.meta.get("k") if run is not None else None
-    text, notes = export_testset(doc, args.format, run=by_id, k=k)
+    text, notes = export_testset(
+        doc,
+        args.format,
+        run=by_id,
+        k=k,
+        level=getattr(args, "level", "chunk"),
+        csv_raw=getattr(args, "csv_raw", False),
+    )
     for n in notes:
         print(f"note: {n}", file=sys.stderr)
     if args.output:
@@ -75,6 +89,7 @@ def main(args) -> int:
             msg += f" and the run's rankings to {rp}"
         print(msg, file=sys.stderr)
     else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        out = data_stream(sys.stdout)  # the export itself: data, written as it is
+        out.write(text)
+        out.flush()
     return Exit.OK

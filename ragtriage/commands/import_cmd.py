@@ -21,7 +21,7 @@ from ..core.exchange import (
     label_from_text,
     read_import,
 )
-from ..core.reports import refuse_input_as_output
+from ..core.reports import TESTSET, refuse_input_as_output
 from ..core.text import fingerprint
 
 
@@ -76,12 +76,16 @@ def _labels(doc: TestSetDocument, imported: Imported, corpus: Path | None) -> di
 
 def main(args) -> int:
     out = Path(args.output)
-    _check_output(out, args.force)
     corpus = Path(args.corpus) if args.corpus else None
-    refuse_input_as_output(out, "-o", args.file, corpus)
+    # an input, a person's file (grades, notes, a corpus, a run): never, even with --force
+    refuse_input_as_output(out, "-o", args.file, corpus, may_replace={TESTSET} if args.force else ())
+    _check_output(out, args.force)
     if corpus is not None and not corpus.is_file():
         raise InputError(Problem(str(corpus), None, "chunks file not found", field="--corpus"))
-    imported = read_import(args.file, args.format, corpus_path=corpus)
+    level = getattr(args, "level", "chunk")
+    if level != "chunk" and args.format != "trec":
+        raise InputError(Problem("--level", None, "only with --format trec (document qrels)"))
+    imported = read_import(args.file, args.format, corpus_path=corpus, level=level)
 
     rel_corpus = None
     if corpus is not None:

@@ -89,10 +89,14 @@ def main(args) -> int:
     from ..core.gate import check_writable, write_report
     from ..core.judge import calibrate, corrected_rates, grades_path, latest, read_grades, thresholds
     from ..core.runfile import read_run
+    from .outputs import guard_outputs
 
     if args.json:
         check_writable(args.json, "--json")
     doc = TestSetDocument.load(args.testset)
+    guard_outputs(
+        {"--json": args.json}, [doc.path, doc.corpus_path, args.run, grades_path(doc.path), *args.grades]
+    )
     run = read_run(args.run)
     for w in run.warnings:
         print(f"warning: {w}", file=sys.stderr)
@@ -106,6 +110,8 @@ def main(args) -> int:
         )
     files = [grades_path(doc.path), *args.grades]
     grades, warnings = read_grades(files)
+    if any(w.severity == "error" for w in warnings):  # a grades file that could not be read at all
+        raise InputError([w for w in warnings if w.severity == "error"])
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     langs = languages(doc)

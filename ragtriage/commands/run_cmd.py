@@ -14,7 +14,7 @@ from ..cli import Exit
 from ..core.errors import InputError, Problem
 from ..core.records import CaseRecord, RunMeta, Summary
 from ..core.reports import refuse_input_as_output
-from .outputs import guard_outputs, system_file, testset_inputs
+from .outputs import guard_outputs, guard_run_file, system_file, testset_inputs
 
 
 def default_out(testset: str) -> Path:
@@ -93,16 +93,36 @@ def _iv(intervals: dict | None, name: str) -> str:
     return "" if iv is None else f"[{iv.lo:.3f}, {iv.hi:.3f}]"
 
 
+def _doc_rows(s: Summary, intervals: dict | None) -> list[list[str]]:
+    """The document rates (k counts documents), when a case has document gold."""
+    if "doc_hit" not in s:
+        return []
+    k, n = s["k"], s["with_docs"]
+    found = "" if s["doc_hit"] is None else f"{round(s['doc_hit'] * n)}/{n} with document gold"
+    return [
+        [f"document found (doc_hit@{k})", num(s["doc_hit"]), _iv(intervals, "doc_hit"), found],
+        [f"doc_recall@{k}", num(s["doc_recall"]), _iv(intervals, "doc_recall"), ""],
+        [f"doc_mrr@{k}", num(s["doc_mrr"]), _iv(intervals, "doc_mrr"), ""],
+        [
+            f"doc_precision@{k}",
+            num(s["doc_precision"]),
+            _iv(intervals, "doc_precision"),
+            "k counts documents",
+        ],
+    ]
+
+
 def summary_text(s: Summary, meta: RunMeta, intervals: dict | None = None) -> str:
     """The summary table; ``intervals`` (metric -> 95 % interval) adds their column."""
     k = s["k"]
-    ans = s["answerable"]
+    ans = s.get("with_chunks", s["answerable"])
     found = "" if s["hit"] is None else f"  {round(s['hit'] * ans)}/{ans} answerable"
     rows = [
         [f"found (hit@{k})", num(s["hit"]), _iv(intervals, "hit"), found.strip()],
         [f"recall@{k}", num(s["recall"]), _iv(intervals, "recall"), ""],
         [f"mrr@{k}", num(s["mrr"]), _iv(intervals, "mrr"), ""],
         [f"precision@{k}", num(s["precision"]), _iv(intervals, "precision"), ""],
+        *_doc_rows(s, intervals),
         ["supported", num(s["supported"]), _iv(intervals, "supported"), "abstentions count as supported"],
         [
             "faithfulness",
@@ -120,6 +140,8 @@ def summary_text(s: Summary, meta: RunMeta, intervals: dict | None = None) -> st
         ],
         ["prompt tokens", "—" if s["tokens"] is None else str(s["tokens"]), "", ""],
     ]
+    if s.get("with_chunks") == 0:  # a set labelled by documents alone: no chunk rates to show
+        rows = rows[4:]
     heads = ["metric", "value", "95 % interval", ""]
     if not intervals:
         rows = [r[:2] + r[3:] for r in rows]
@@ -139,6 +161,10 @@ def explain(c: CaseRecord, k: int | None = None) -> str:
         return c["why"]
     reason = c.get("reason")
     exp = c.get("expected") or []
+    if reason == "retrieval-miss" and not exp and "doc_hit" in c:
+        from ..core.docrank import doc_miss
+
+        return doc_miss(c, k)
     if reason == "retrieval-miss":
         ranking = c.get("ranking") or []
         missing = [e for e in exp if e not in ranking[: k or 10**9]]
@@ -167,6 +193,9 @@ def cases_text(cases: list[CaseRecord], k: int | None = None) -> str:
         unans = c.get("unanswerable")
         rank = "—" if unans or not c.get("expected") else (str(c["rank"]) if c["rank"] else "not found")
         found = "—" if c.get("hit") is None else yes_no(c["hit"])
+        if not c.get("expected") and "doc_hit" in c:  # document gold alone: the document's rank
+            rank = f"doc {c['doc_rank']}" if c.get("doc_rank") else "doc not found"
+            found = yes_no(c["doc_hit"])
         rows.append(
             [
                 c.get("topic") or c["id"],
@@ -271,7 +300,30 @@ def resume_command(args, out, meta: RunMeta) -> str:
 
     system = meta.get("system") or args.system if args.system != "builtin" else "builtin"
     k = meta.get("k") or args.k if args.k is not None else None
-    return command(args.testset, out, system, k, getattr(args, "retriever", None))
+    extra: list[str] = []
+    for option, values in (("--ids", getattr(args, "ids", None)), ("--tag", getattr(args, "tag", None))):
+        for v in values or ():
+            extra += [option, v]
+    if getattr(args, "shard", None):
+        extra += ["--shard", args.shard]
+    if getattr(args, "executor", "process") != "process":
+        extra += ["--executor", args.executor]
+    if getattr(args, "ray_address", None):
+        extra += ["--ray-address", args.ray_address]
+    return command(args.testset, out, system, k, getattr(args, "retriever", None), extra)
+
+
+def _stopped(args, out, run, n: int) -> int:
+    """What a run stopped by ctrl-c or SIGTERM says: what it kept, the command that goes on."""
+    from ..core.stop import stopped_by
+
+    how = stopped_by()
+    print(
+        f"{'stopped (' + how + ')' if how else 'interrupted'}: {len(run.cases)} of {n} cases kept in "
+        f"{out} (no summary yet); continue with: {resume_command(args, out, run.meta)}",
+        file=sys.stderr,
+    )
+    return Exit.TERMINATED if how == "SIGTERM" else Exit.INTERRUPTED
 
 
 def main(args) -> int:
@@ -281,18 +333,13 @@ def main(args) -> int:
     # records would cost a second and free nothing (no cycles are made).
     gc.disable()
     from ..core.evaluate import evaluate, load_testset
-    from ..core.plan import plan
+    from ..core.select import select, selection
 
     doc = load_testset(args.testset)
+    sel = selection(args.ids, args.tag, args.shard)
+    select(doc.cases, sel)  # an unknown id or tag, or an empty shard: exit 2 before anything runs
     if args.dry_run:
-        p = plan(doc, args.system, [args.k or doc.settings.k], **run_options(args))
-        where = "external calls" if p["external"] else "local answers"
-        print(
-            f"dry run: {p['cases']} cases through {p['system']} at k={args.k or doc.settings.k}: "
-            f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
-            + dry_run_judge(p)
-        )
-        return Exit.OK
+        return dry_run(args, doc)
     if args.resume and not args.out:
         raise InputError(Problem("--resume", None, "needs --out RUN.jsonl, the run file to continue"))
     from .run_stats import check_repeat
@@ -304,8 +351,9 @@ def main(args) -> int:
         if jp.parent and not jp.parent.exists():
             raise InputError(Problem(str(jp), None, "folder does not exist", field="--json"))
     inputs = [*testset_inputs(doc), system_file(args.system)]
-    # not writable, or one of the inputs: say so now, not after the whole run
-    guard_outputs({"--out": out, "--json": args.json}, inputs)
+    # not writable, one of the inputs, a person's file, an earlier run: say so now, not after the run
+    guard_run_file(out, "--out", inputs, force=args.force, resume=args.resume, numbered=not args.out)
+    guard_outputs({"--json": args.json}, inputs)
     refuse_input_as_output(args.json, "--json", out)
     progress = True  # a bar on a terminal, a few plain lines otherwise
     held: list = []
@@ -318,6 +366,12 @@ def main(args) -> int:
         progress=progress,
         retain=held,
         exclusive=not args.out,  # a default name is never shared by two runs started at once
+        new_file=bool(args.out) and not args.force,  # nor is a given one, unless --force
+        # the table shows the top k, the file has the rest (repeats rewrite the file from the records)
+        keep_ranking=None if args.repeat > 1 else args.k or doc.settings.k,
+        selection=sel,
+        executor=args.executor,
+        ray_address=args.ray_address,
         **run_options(args),
     )
     out = run.path or out
@@ -325,19 +379,48 @@ def main(args) -> int:
         leave_allocated(run, doc, held)
     print_warnings(run.warnings)
     if run.interrupted:
-        print(
-            f"interrupted: {len(run.cases)} of {len(doc.cases)} cases kept in {out} (no summary yet); "
-            f"continue with: {resume_command(args, out, run.meta)}",
-            file=sys.stderr,
-        )
-        return Exit.INTERRUPTED
+        return _stopped(args, out, run, len(select(doc.cases, sel)))
     second = None
     if args.repeat > 1:
         from .run_stats import repeat_run
 
-        run, second = repeat_run(args, doc, run, out, evaluate, run_options(args))
+        again = dict(run_options(args), selection=sel, executor=args.executor, ray_address=args.ray_address)
+        run, second = repeat_run(args, doc, run, out, evaluate, again)
         if run.interrupted:
             return Exit.INTERRUPTED
+    print_run(args, doc, run, second, out)
+    failed = failures_text(run.cases)
+    if failed:  # even with --quiet: a run that asked nothing successfully must not look fine
+        print(failed, file=sys.stderr)
+    if args.json:
+        from ..core.reports import write_report
+
+        write_report(
+            args.json,
+            orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode(),
+        )  # atomic: never a half-written summary (formats.md §5 exactly: intervals are in check --json)
+        print(f"summary: {args.json}")
+    if run.cases and all(c.get("reason") == "error" for c in run.cases):
+        return Exit.FAILED
+    return Exit.OK
+
+
+def dry_run(args, doc) -> int:
+    """``run --dry-run``: what the run would cost, spending nothing."""
+    from ..core.plan import plan
+
+    p = plan(doc, args.system, [args.k or doc.settings.k], **run_options(args))
+    where = "external calls" if p["external"] else "local answers"
+    print(
+        f"dry run: {p['cases']} cases through {p['system']} at k={args.k or doc.settings.k}: "
+        f"{p['calls']} {where}, about {p['tokens']} prompt tokens (characters / 4); nothing was spent"
+        + dry_run_judge(p)
+    )
+    return Exit.OK
+
+
+def print_run(args, doc, run, second, out: Path) -> None:
+    """The summary with its intervals, repeats, slices, the judge line and the per-case table."""
     from .run_stats import intervals_of, repeats_text, slices_text
 
     intervals, labels, how = intervals_of(doc, run.cases, args.cluster)
@@ -354,20 +437,6 @@ def main(args) -> int:
         print()
         print(cases_text(run.cases, run.summary["k"]))
     print(f"\nrun file: {out}")
-    failed = failures_text(run.cases)
-    if failed:  # even with --quiet: a run that asked nothing successfully must not look fine
-        print(failed, file=sys.stderr)
-    if args.json:
-        from ..core.reports import write_report
-
-        write_report(
-            args.json,
-            orjson.dumps(run.summary, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode(),
-        )  # atomic: never a half-written summary (formats.md §5 exactly: intervals are in check --json)
-        print(f"summary: {args.json}")
-    if run.cases and all(c.get("reason") == "error" for c in run.cases):
-        return Exit.FAILED
-    return Exit.OK
 
 
 def failures_text(cases: list[CaseRecord]) -> str:

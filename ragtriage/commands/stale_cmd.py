@@ -19,11 +19,13 @@ from typing import TYPE_CHECKING
 
 from ..core.grouped import counts as grouped_counts
 from ..core.grouped import split_unrecorded, unrecorded_message
+from .run_cmd import visible
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from ..core.document import TestSetDocument
+    from ..core.quote_check import QuoteReport
     from ..core.staleness import StaleEntry, StaleReport
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -49,7 +51,7 @@ def _progress(path: Path | None) -> tuple[ProgressCallback | None, Callable[[], 
             BarColumn(),
             DownloadColumn(),
             TimeRemainingColumn(),
-            console=Console(stderr=True),
+            console=Console(file=getattr(sys.stderr, "data", sys.stderr)),  # the bar's own escapes
             transient=True,
         )
         bar.start()
@@ -218,9 +220,13 @@ def main(args: argparse.Namespace) -> int:
                 field="corpus",
             )
         )
+    from ..core.corpus import require_readable
+
+    require_readable(corpus, doc if not args.corpus else None)  # unreadable is exit 2, as in validate
     cb, close = _progress(corpus)
     try:
         report = staleness.check(doc, corpus, progress=cb)
+        quotes = _check_quotes(doc, corpus, cb)
     finally:
         close()
     fixed = None
@@ -245,11 +251,57 @@ def main(args: argparse.Namespace) -> int:
     own = doc.corpus_path
     other = args.corpus and (own is None or own.resolve() != corpus.resolve())
     out = render(report, doc, str(args.corpus or corpus), fixed, str(args.corpus) if other else None)
-    sys.stdout.write(out)
+    sys.stdout.write(out + render_quotes(quotes, doc))
     if moved_to:
         print(f"{doc.path}: corpus: now {Path(moved_to).as_posix()} (the chunking the fixed labels point at)")
     if args.json:
+        import orjson
+
         from ..core.gate import write_report
 
-        write_report(args.json, report.to_json())
-    return 1 if report.remaining else 0
+        data = report.to_dict()
+        if quotes is not None and quotes.entries:
+            q = quotes.to_dict()
+            data.update(quotes=q["quotes"], quote_counts=q["counts"], disagreements=q["disagreements"])
+        write_report(args.json, orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n")
+    return 1 if report.remaining or (quotes is not None and quotes.unresolved) else 0
+
+
+def _check_quotes(doc: TestSetDocument, corpus: Path, cb: ProgressCallback | None) -> QuoteReport | None:
+    """The test set's quotes against ``corpus`` (None when no case quotes)."""
+    if not any(c.evidence for c in doc.cases):
+        return None
+    from ..core.quote_check import check_quotes
+
+    return check_quotes(doc.cases, corpus, progress=cb)
+
+
+def render_quotes(quotes: QuoteReport | None, doc: TestSetDocument) -> str:
+    """The quotes that no longer resolve (edited or deleted text) or resolve in several
+    documents, each with its candidates: a person picks; nothing is guessed."""
+    if quotes is None:
+        return ""
+    lines_of = doc.case_lines()
+    out = [""]
+    for e in quotes.unresolved:
+        r = e.resolution
+        line = lines_of.get(e.case)
+        where = f"{doc.path}:{line}: " if line else ""
+        cands = (
+            ", ".join(f"{i} ({sc:.2f}{', ' + d if d else ''})" for i, sc, d in r.candidates) or "no candidate"
+        )
+        out.append(f"{where}case {e.case!r}: ✗ evidence {visible(repr(r.quote))}")
+        out.append(f"  {r.status:<10} → {visible(cands)}  [review]")
+    for cid, msg in quotes.disagreements:
+        line = lines_of.get(cid)
+        out.append(f"{doc.path}:{line}: case {cid!r}: warning: {visible(msg)}" if line else visible(msg))
+    counts = ", ".join(f"{n} {s}" for s, n in quotes.counts.items())
+    n = len(quotes.entries)
+    bad = len(quotes.unresolved)
+    tail = (
+        "every one resolves"
+        if not bad
+        else f"{bad} need review (ragtriage edit {shlex.quote(str(doc.path))})"
+    )
+    out.append(f"{n} quote{'s' if n != 1 else ''}: {counts}; {tail}")
+    return "\n".join(out) + "\n"

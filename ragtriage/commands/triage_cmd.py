@@ -14,6 +14,18 @@ from ..cli import Exit
 from ..core.errors import InputError, Problem
 
 
+def _own_files(run: Path, testset: Path) -> None:
+    """The files the app opens by itself (the sidecar, the recovery file): regular files
+    of a sane size, said here (exit 2) rather than the app hanging on a FIFO or reading
+    /dev/zero."""
+    from ..core.files import require_bounded
+    from ..tui.session import RECOVERY_MAX, recovery_path
+    from ..tui.triage_state import SIDECAR_MAX, sidecar_path
+
+    require_bounded(sidecar_path(run), SIDECAR_MAX, "triage sidecar")
+    require_bounded(recovery_path(testset), RECOVERY_MAX, "recovery file")
+
+
 def main(args) -> int:
     from ..core.runfile import read_meta, resolve_testset
     from ..tui.run_session import Prefetch
@@ -23,6 +35,7 @@ def main(args) -> int:
         raise InputError(Problem(str(run), None, "is a folder, not a run file"))
     meta = read_meta(run)
     testset = resolve_testset(run, meta, getattr(args, "testset", None))
+    _own_files(run, testset)
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print("ragtriage triage: needs a terminal (stdin and stdout must be a TTY)", file=sys.stderr)
         return Exit.BAD_INPUT

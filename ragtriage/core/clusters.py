@@ -3,7 +3,7 @@
 moves all of them), so intervals and comparisons resample these clusters, not cases.
 
 ``by``: ``doc`` (the default; the ``doc`` field of the corpus chunk of the case's
-first expected id), ``topic`` (the case's topic) or ``none``. A case with no gold
+first expected id, else the case's first ``expected_docs``), ``topic`` (the case's topic) or ``none``. A case with no gold
 (unanswerable, a draft), a chunk without ``doc``, or no topic is a cluster of its
 own, so a corpus without ``doc`` fields or a set without topics is simply
 unclustered.
@@ -54,6 +54,8 @@ def labels(
         if by == "doc":
             exp = r.get("expected") or ()
             label = (docs or {}).get(exp[0]) if exp else None
+            if label is None and r.get("expected_docs"):  # document gold: its first document
+                label = r["expected_docs"][0]
             label = None if label is None else f"doc:{label}"
         elif by == "topic":
             topic = r.get("topic")

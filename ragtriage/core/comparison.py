@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .outcomes import COMPARABLE, MEASURES, measure_of, unanswerable, value
+from .outcomes import COMPARABLE, MEASURES, chunk_gold, doc_gold, measure_of, unanswerable, value
 from .stats import (
     INCONCLUSIVE,
     NO_REGRESSION,
@@ -93,7 +93,9 @@ def _counts(ref: Mapping[str, Any], name: str) -> bool:
         return False
     who = MEASURES[name][1]
     if who == "answerable":
-        return not unanswerable(ref)
+        return not unanswerable(ref) and chunk_gold(ref)
+    if who == "documents":
+        return doc_gold(ref)
     if who == "unanswerable":
         return unanswerable(ref)
     return True

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import orjson
 
-from .errors import CorpusError, InputError, Problem
-from .files import require_regular_file
+from .errors import CorpusError, Problem
 
 MAX_PROBLEMS = 50
 
@@ -92,21 +91,72 @@ def iter_lines(
         yield lineno + 1, rest
 
 
+def _short(name: str) -> str:
+    return name if len(name) <= 200 else f"{name[:60]}…{name[-20:]} ({len(name):,} characters)"
+
+
+def _setting_line(doc, key: str) -> int | None:
+    """The line of a top-level setting in the test set's text (for ``file:line``)."""
+    import re
+
+    pat = re.compile(rf"{key}\s*:")
+    for i, line in enumerate(doc.text.split("\n"), 1):
+        if pat.match(line):
+            return i
+    return None
+
+
+def require_readable(path, doc=None) -> None:
+    """:class:`CorpusError` unless ``path`` is a chunks file that can be read: the same
+    words for every command (a missing file, a link that loops, a name too long, a
+    FIFO or device, a file whose first byte cannot be read such as ``/proc/self/mem``).
+    ``doc``: the test set whose ``corpus:`` named it, so the message is at its line."""
+    import errno
+    import os
+    import stat as _stat
+
+    name = str(path)
+    if "\x00" in name:
+        raise CorpusError(Problem(repr(name), None, "not a usable path (a NUL byte)"))
+    why = None
+    try:
+        st = os.stat(path)
+        if _stat.S_ISDIR(st.st_mode):
+            why = "is a folder, not a chunks file"
+        elif not _stat.S_ISREG(st.st_mode):
+            from .files import kind_of
+
+            why = f"this chunks file is {kind_of(st.st_mode)}, not a regular file (give a file)"
+        else:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                os.read(fd, 1)
+            finally:
+                os.close(fd)
+    except FileNotFoundError:
+        why = "chunks file not found"
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            why = "is a symbolic link that loops (a link to itself, or a ring of links); fix the link"
+        elif e.errno == errno.ENAMETOOLONG:
+            why = "file name too long for this system"
+        else:
+            why = f"cannot read this chunks file ({e.strerror or e})"
+    if why is None:
+        return
+    if doc is not None and getattr(doc, "corpus_path", None) is not None and str(doc.corpus_path) == name:
+        raise CorpusError(
+            Problem(str(doc.path), _setting_line(doc, "corpus"), f"{_short(name)}: {why}", field="corpus")
+        )
+    raise CorpusError(Problem(_short(name), None, why))
+
+
 def iter_chunks(path, problems: list[Problem] | None = None, hasher=None) -> Iterator[Chunk]:
     """Yield chunks one by one. Bad lines are appended to ``problems`` (if given)
     or raise :class:`CorpusError` at once. Duplicate ids are not checked here."""
     path = Path(path)
     name = str(path)
-    if "\x00" in name:
-        raise CorpusError(Problem(repr(name), None, "not a usable path (a NUL byte)"))
-    if not path.exists():
-        raise CorpusError(Problem(name, None, "chunks file not found"))
-    if path.is_dir():
-        raise CorpusError(Problem(name, None, "is a folder, not a chunks file"))
-    try:
-        require_regular_file(path, "chunks file")
-    except InputError as e:
-        raise CorpusError(e.problems) from None
+    require_readable(path)
     if hasher is None:
         hasher = hashlib.blake2b(digest_size=6)
     loads = orjson.loads

@@ -62,8 +62,9 @@ class CorpusError(InputError):
 class ConflictError(Exception):
     """The file changed on disk since it was loaded; saving would overwrite someone's work."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, message: str | None = None):
         self.path = path
         super().__init__(
-            f"{path}: changed on disk since it was opened; not overwritten (reload it, or save elsewhere)"
+            message
+            or f"{path}: changed on disk since it was opened; not overwritten (reload it, or save elsewhere)"
         )

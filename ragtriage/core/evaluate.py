@@ -16,6 +16,7 @@ from typing import Any
 
 from .clock import utc_now
 from .errors import InputError, Problem
+from .gold import Gold
 from .judge import open_judge
 from .options import _check_k
 from .records import CaseRecord, RunMeta, Summary
@@ -103,7 +104,12 @@ def evaluate(
     judge: str | None = None,
     judge_key_env: str = "OPENAI_API_KEY",
     exclusive: bool = False,
+    keep_ranking: int | None = None,
+    selection=None,
+    executor: str = "thread",
+    ray_address: str | None = None,
     cite: str | None = None,
+    new_file: bool = False,
 ) -> Run:
     """Run every case of ``testset`` (a path or a loaded document) through ``system``
     (a ``--system`` SPEC string) at cut-off ``k`` (default: the test set's k).
@@ -121,8 +127,18 @@ def evaluate(
     its key is read from ``judge_key_env``.
     With ``exclusive`` the run file is made new: if ``out`` exists (another run took the
     name), ``NAME-2.jsonl``, ``NAME-3.jsonl``, … is used instead (``Run.path`` says which).
+    With ``keep_ranking`` (a depth) the records in ``Run.cases`` keep their rankings only
+    that deep and no scores, once written: a command that needs no more (``run`` prints
+    the top k) holds memory that grows with the cases, not with the rankings' depth; the
+    run file has every record whole. ``selection`` (a :class:`.select.Selection`: ``--ids``,
+    ``--tag``, ``--shard``) runs only the cases it covers and is recorded in the meta line,
+    so ``ragtriage merge`` can check that shards cover the test set once. ``executor``
+    runs a ``python:`` system's calls in this process (``"thread"``, the default here), in
+    a worker process (``"process"``, the CLI's default: a system that exits or crashes is
+    an error, not the end of the run) or as Ray tasks (``"ray"``, at ``ray_address``).
     ``cite`` (``inline``, ``prompt``, ``field``; default the test set's ``cite:``) says where
-    the grounding check's cited set comes from (evaluation.md)."""
+    the grounding check's cited set comes from (evaluation.md).
+    With ``new_file`` ``out`` must not exist (InputError if another run made it meanwhile)."""
     import gc
 
     was = gc.isenabled()
@@ -149,7 +165,12 @@ def evaluate(
             judge=judge,
             judge_key_env=judge_key_env,
             exclusive=exclusive,
+            keep_ranking=keep_ranking,
+            selection=selection,
+            executor=executor,
+            ray_address=ray_address,
             cite=cite,
+            new_file=new_file,
         )
     finally:
         if was:
@@ -202,6 +223,16 @@ def _resumed(
     warnings.extend(prev.warnings)
     pm = prev.meta
     spec = meta["system"]
+    if pm.get("selection") != meta.get("selection"):
+        raise InputError(
+            Problem(
+                str(out),
+                1,
+                f"was made for {_cover(pm.get('selection'))}, not {_cover(meta.get('selection'))}: "
+                "resume with the same --shard/--tag/--ids, or choose another --out",
+                field="--resume",
+            )
+        )
     if pm.get("system") != spec or pm.get("k") != k:
         raise InputError(
             Problem(
@@ -231,24 +262,54 @@ def _resumed(
     meta["resumed"] = utc_now()
     order = {c.id: i for i, c in enumerate(cases)}
     keep = []
+    gold = Gold.needed(cases, lambda: ctx.corpus)
     for rec in prev.cases:
         if rec.get("reason") == "error" or rec["id"] not in order:
             continue
         case = cases[order[rec["id"]]]
-        new = rescore(rec, case, k, ctx.lookup, settings or doc.settings)
+        new = rescore(rec, case, k, ctx.lookup, settings or doc.settings, gold=gold)
         if judge_ is not None:
             judge_.attach_cached(new, case, ctx.chunk_text, doc.settings.language, k)
         keep.append(new)
     return keep, {r["id"]: r for r in keep}
 
 
+def _cover(sel) -> str:
+    if not sel:
+        return "the whole test set"
+    return ", ".join(f"{k} {v}" for k, v in sel.items())
+
+
 def _writer(
-    out: Any, meta: RunMeta, keep: list[CaseRecord] | None, exclusive: bool = False
+    out: Any,
+    meta: RunMeta,
+    keep: list[CaseRecord] | None,
+    *,
+    resume: bool = False,
+    exclusive: bool = False,
+    new_file: bool = False,
+    deferred: bool = False,
 ) -> RunWriter | None:
+    """The run file's writer: resumed (``keep`` kept), made new under a free name
+    (``exclusive``), made new under exactly ``out`` (``new_file``), or replacing ``out``."""
+    if not resume:
+        keep = None
+    else:
+        exclusive = new_file = False
     if out is None:
         return None
     if exclusive:
-        return _new_writer(Path(out), meta)
+        return _new_writer(Path(out), meta, deferred)
+    if new_file and keep is None:
+        try:
+            return RunWriter(out, meta, exclusive=True, deferred=deferred)
+        except FileExistsError:
+            msg = "already exists (made by another run meanwhile); not replaced (--force replaces it)"
+            raise InputError(Problem(str(out), None, msg, field="--out")) from None
+        except OSError as e:
+            raise InputError(
+                Problem(str(out), None, f"cannot write the run file: {e.strerror or e}", field="--out")
+            ) from None
     if Path(out).is_dir():
         raise InputError(
             Problem(
@@ -259,19 +320,19 @@ def _writer(
             )
         )
     try:
-        return RunWriter(out, meta, keep)
+        return RunWriter(out, meta, keep, deferred=deferred)
     except OSError as e:
         raise InputError(
             Problem(str(out), None, f"cannot write the run file: {e.strerror or e}", field="--out")
         ) from None
 
 
-def _new_writer(out: Path, meta: RunMeta) -> RunWriter:
+def _new_writer(out: Path, meta: RunMeta, deferred: bool = False) -> RunWriter:
     """A writer on a file made new: ``out``, else ``out-2``, ``out-3``, … (never shared)."""
     for n in range(1, 1000):
         path = out if n == 1 else out.with_name(f"{out.stem}-{n}{out.suffix}")
         try:
-            return RunWriter(path, meta, exclusive=True)
+            return RunWriter(path, meta, exclusive=True, deferred=deferred)
         except FileExistsError:
             continue
         except OSError as e:
@@ -310,12 +371,33 @@ def _id_warnings(records: list[CaseRecord], k: int, cite: str, corpus: str | Non
     return [Problem("run", None, t, severity="warning") for t in texts]
 
 
-def _cases_of(doc, ids) -> list:
-    """The test set's cases, or those of ``ids`` (in test-set order)."""
-    if ids is None:
-        return list(doc.cases)
-    wanted = set(ids)
-    return [c for c in doc.cases if c.id in wanted]
+def _cases_of(doc, ids, selection=None) -> list:
+    """The test set's cases, or those of ``ids`` and of ``selection`` (in test-set order)."""
+    cases = list(doc.cases)
+    if ids is not None:
+        wanted = set(ids)
+        cases = [c for c in cases if c.id in wanted]
+    if selection is not None and not selection.everything:
+        from .select import select
+
+        cases = select(cases, selection)
+    return cases
+
+
+def _meta(doc, ctx, sys_, k: int, judge_, selection) -> RunMeta:
+    meta = make_meta(
+        testset=str(doc.path),
+        testset_hash=_content_hash(doc),
+        system=sys_.spec,
+        k=k,
+        version=_version(),
+        corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None,
+    )
+    if judge_ is not None:
+        meta["judge"] = judge_.spec
+    if selection is not None and not selection.everything:
+        meta["selection"] = selection.describe()
+    return meta
 
 
 def _ask_judge(judge_, interrupted: bool, cancel) -> tuple[bool, bool]:
@@ -336,7 +418,29 @@ def _finish(
         writer.close()
         write_run(writer.path, meta, ordered, summary)
     else:
+        writer.reorder([r["id"] for r in ordered])  # the test set's order, whatever finished first
         writer.write_summary(summary)
+
+
+def _slim(rec: CaseRecord, depth: int) -> None:
+    """What a command keeps of a record it has written: the ranking to ``depth`` (the
+    deepest k it still measures), no scores. The run file holds the record whole."""
+    ranking = rec.get("ranking")
+    if ranking is not None and len(ranking) > depth:
+        rec["ranking"] = ranking[:depth]
+    rec.pop("scores", None)
+
+
+def _score_columnar(sys_, todo, k, on_done, *, cases, cancel, writer) -> int:
+    """:func:`.columnar.score_source`; a bad line leaves the run file as it was."""
+    from .columnar import score_source
+
+    try:
+        return score_source(sys_, todo, k, on_done, known_ids={c.id for c in cases}, cancel=cancel)
+    except InputError:
+        if writer is not None:
+            writer.discard()
+        raise
 
 
 def _evaluate(
@@ -361,7 +465,12 @@ def _evaluate(
     judge=None,
     judge_key_env="OPENAI_API_KEY",
     exclusive=False,
+    keep_ranking=None,
+    selection=None,
+    executor="thread",
+    ray_address=None,
     cite=None,
+    new_file=False,
 ) -> Run:
     from .runner import Progress
 
@@ -381,22 +490,15 @@ def _evaluate(
         retriever=retriever,
         api_key_env=api_key_env,
         concurrency=concurrency,
+        executor=executor,
+        ray_address=ray_address,
     )
     if retain is not None:
         retain.append((ctx, sys_))
-    warnings = list(getattr(sys_, "warnings", []))
-    cases = _cases_of(doc, ids)
+    warnings: list[Problem] = list(getattr(judge_, "warnings", []))
+    cases = _cases_of(doc, ids, selection)
     settings = with_cite(doc.settings, cite)
-    meta = make_meta(
-        testset=str(doc.path),
-        testset_hash=_content_hash(doc),
-        system=sys_.spec,
-        k=k,
-        version=_version(),
-        corpus=str(ctx.corpus_path) if ctx.corpus_path is not None else None,
-    )
-    if judge_ is not None:
-        meta["judge"] = judge_.spec
+    meta = _meta(doc, ctx, sys_, k, judge_, selection)
     if settings.cite != "inline":
         meta["cite"] = settings.cite
     records: dict[str, CaseRecord] = {}
@@ -414,39 +516,49 @@ def _evaluate(
             settings=settings,
         )
     todo = [c for c in cases if c.id not in records]
-    if hasattr(sys_, "prepare"):
+    columnar = hasattr(sys_, "reader")  # results: answers on disk, scored in one streamed pass
+    if hasattr(sys_, "prepare") and not columnar:
         sys_.prepare()
-    writer = _writer(out, meta, keep if resume else None, exclusive and not resume)
+    writer = _writer(
+        out, meta, keep, resume=resume, exclusive=exclusive, new_file=new_file, deferred=columnar
+    )
     chunk_text = ctx.lookup
+    gold = Gold.needed(todo, lambda: ctx.corpus)  # documents and quotes, resolved once
     interrupted = False
     asked = 0
-    local = hasattr(sys_, "ask_sync")
+    flush = not hasattr(sys_, "ask_sync")  # a local system's lines are flushed in blocks
+    slim = keep_ranking if judge_ is None else None  # the judge rewrites the file from whole records
     try:
         with Progress(len(todo), enabled=progress) as bar:
 
-            def on_done(case, res):
-                rec = make_record(case, res, k, chunk_text, settings)
+            def on_done(case, res, retrieved=None):
+                rec = make_record(case, res, k, chunk_text, settings, retrieved, gold=gold)
                 if judge_ is not None:  # a cached verdict is written with the case; others are asked after
                     judge_.attach_cached(rec, case, chunk_text, settings.language, k)
                 records[case.id] = rec
                 if writer is not None:
-                    writer.write_case(rec, flush=not local)
+                    writer.write_case(rec, flush=flush)
                 if on_record is not None:
                     on_record(rec)
+                if slim is not None:
+                    _slim(rec, slim)
                 bar.advance()
 
             try:
-                asked = run_cases(
-                    sys_,
-                    todo,
-                    k,
-                    on_done,
-                    concurrency=concurrency,
-                    timeout=timeout,
-                    retries=retries,
-                    backoff=backoff,
-                    cancel=cancel,
-                )
+                if columnar:
+                    asked = _score_columnar(sys_, todo, k, on_done, cases=cases, cancel=cancel, writer=writer)
+                else:
+                    asked = run_cases(
+                        sys_,
+                        todo,
+                        k,
+                        on_done,
+                        concurrency=concurrency,
+                        timeout=timeout,
+                        retries=retries,
+                        backoff=backoff,
+                        cancel=cancel,
+                    )
             except KeyboardInterrupt:
                 interrupted = True
         if cancel is not None and cancel.is_set() and len(records) < len(cases):
@@ -461,6 +573,7 @@ def _evaluate(
     finally:
         if writer is not None:
             writer.close()
+    warnings[:0] = getattr(sys_, "warnings", [])
     return Run(
         summary, ordered, meta, writer.path if writer is not None else None, interrupted, warnings, asked
     )

@@ -4,7 +4,9 @@ pandas is optional (``pip install "ragtriage[pandas]"``) and imported only here.
 keep their types with pandas' nullable dtypes: ``hit``/``supported``/``correct``/
 ``abstained`` are ``boolean`` (``<NA>`` where a case has no value, e.g. ``hit`` of an
 unanswerable case), ``rank``/``tokens`` ``Int64``, the ratios ``Float64``, text ``string``;
-the id lists (``expected``, ``ranking``, ``prompt_ids``) and ``scores`` stay lists."""
+the id lists (``expected``, ``ranking``, ``prompt_ids``) and ``scores`` stay lists. A run
+with document gold adds ``expected_docs``, ``doc_ranking`` and the ``doc_*`` fields after
+``rr``; one with quotes, ``evidence`` (each quote's resolution) at the end."""
 
 from __future__ import annotations
 
@@ -36,6 +38,16 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("latency_ms", "Float64"),
     ("error", "string"),
 )
+#: with document gold (a case has ``expected_docs``), after ``rr``
+DOCS = (
+    ("expected_docs", "object"),
+    ("doc_ranking", "object"),
+    ("doc_rank", "Int64"),
+    ("doc_hit", "boolean"),
+    ("doc_precision", "Float64"),
+    ("doc_recall", "Float64"),
+    ("doc_rr", "Float64"),
+)
 JUDGE = (("judge_supported", "boolean"), ("judge_correct", "boolean"), ("judge_reason", "string"))
 
 
@@ -59,6 +71,11 @@ def run_frame(records: Sequence[Any]) -> Any:
             'Run.to_pandas() needs pandas: pip install pandas (or "ragtriage[pandas]")'
         ) from None
     columns = list(COLUMNS)
+    if any(r.get("expected_docs") for r in records):
+        at = [n for n, _ in columns].index("rr") + 1
+        columns[at:at] = DOCS
+    if any(r.get("evidence") for r in records):
+        columns.append(("evidence", "object"))
     if any("judge" in r for r in records):
         columns += JUDGE
     data = {}

@@ -31,6 +31,10 @@ MEASURES: dict[str, tuple[str, str]] = {
     "recall": ("score", "answerable"),
     "precision": ("score", "answerable"),
     "mrr": ("score", "answerable"),
+    "doc_hit": ("yes/no", "documents"),
+    "doc_recall": ("score", "documents"),
+    "doc_precision": ("score", "documents"),
+    "doc_mrr": ("score", "documents"),
     "supported": ("yes/no", "scored"),
     "faithfulness": ("yes/no", "answered"),
     "accuracy": ("yes/no", "scored"),
@@ -49,12 +53,38 @@ def unanswerable(rec: Mapping[str, Any]) -> bool:
     )
 
 
+def chunk_gold(rec: Mapping[str, Any]) -> bool:
+    """Is the case scored on chunks (an answerable case with ``expected`` ids; a case with
+    document gold alone is not)? An old record without the field always was."""
+    return bool(rec.get("expected")) or "expected" not in rec
+
+
+def doc_gold(rec: Mapping[str, Any]) -> bool:
+    """Is the case scored on documents (its record has the ``doc_*`` fields)?"""
+    return "doc_hit" in rec
+
+
 def _k_value(rec: Mapping[str, Any], name: str, k: int) -> float | None:
     from .metrics import retrieval
 
-    m = retrieval(rec.get("ranking") or (), rec.get("expected") or (), k, rec.get("expect") or "any")
+    if name.startswith("doc_"):
+        ranking, gold, name = rec.get("doc_ranking") or (), rec.get("expected_docs") or (), name[4:]
+    else:
+        ranking, gold = rec.get("ranking") or (), rec.get("expected") or ()
+    m = retrieval(ranking, gold, k, rec.get("expect") or "any")
     v = m["rr"] if name == "mrr" else m[name]
     return None if v is None else float(v)
+
+
+def _counts_for(rec: Mapping[str, Any], who: str, unans: bool, abst: bool) -> bool:
+    """Does a scored case count for a measure over ``who`` (MEASURES)?"""
+    if who == "answerable":
+        return not unans and chunk_gold(rec)
+    if who == "documents":
+        return doc_gold(rec)
+    if who == "unanswerable":
+        return unans
+    return not (who == "answered" and abst)
 
 
 def one_value(rec: Mapping[str, Any], name: str, k: int | None = None) -> float | None:
@@ -68,10 +98,13 @@ def one_value(rec: Mapping[str, Any], name: str, k: int | None = None) -> float 
     _, who = MEASURES[name]
     unans = unanswerable(rec)
     abst = bool(rec.get("abstained"))
-    if who == "answerable" and unans or who == "unanswerable" and not unans or who == "answered" and abst:
+    if not _counts_for(rec, who, unans, abst):
         return None
     if name in AT_K_METRICS and k is not None:
         return _k_value(rec, name, k)
+    if name.startswith("doc_"):
+        v = rec.get("doc_rr" if name == "doc_mrr" else name)
+        return float(bool(v)) if name == "doc_hit" else float(v or 0.0)
     if name == "mrr":
         return float(rec.get("rr") or 0.0)
     if name in ("recall", "precision"):
@@ -92,7 +125,11 @@ def repeat_records(rec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     extra = rec.get("repeats")
     if not isinstance(extra, list):
         return [rec]
-    base = {key: rec.get(key) for key in ("expected", "expect", "unanswerable", "question", "id")}
+    base = {
+        key: rec.get(key)
+        for key in ("expected", "expect", "expected_docs", "unanswerable", "question", "id")
+        if key in rec
+    }
     return [rec] + [{**base, **r} for r in extra if isinstance(r, dict)]
 
 
@@ -165,11 +202,17 @@ def value_table(records: Sequence[Mapping[str, Any]]):
             faith[i] = s
         if unanswerable(r):
             unk[i] = float(abst)
-        else:
+            continue
+        if chunk_gold(r):
             hit[i] = float(bool(r.get("hit")))
             rec_[i] = float(r.get("recall") or 0.0)
             prec[i] = float(r.get("precision") or 0.0)
             mrr[i] = float(r.get("rr") or 0.0)
+        if doc_gold(r):
+            cols["doc_hit"][i] = float(bool(r.get("doc_hit")))
+            cols["doc_recall"][i] = float(r.get("doc_recall") or 0.0)
+            cols["doc_precision"][i] = float(r.get("doc_precision") or 0.0)
+            cols["doc_mrr"][i] = float(r.get("doc_rr") or 0.0)
     out = {}
     for m, col in cols.items():
         idx = np.flatnonzero(~np.isnan(col))

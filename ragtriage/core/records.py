@@ -30,10 +30,15 @@ class Computed(TypedDict, total=False):
     """The computed fields of a case (formats.md §4; ``scoring.COMPUTED_FIELDS``)."""
 
     rank: int
-    hit: bool
-    precision: float
+    hit: bool | None
+    precision: float | None
     recall: float | None
     rr: float | None
+    doc_rank: int
+    doc_hit: bool | None
+    doc_precision: float
+    doc_recall: float | None
+    doc_rr: float | None
     abstained: bool
     supported: bool
     why: str
@@ -53,9 +58,13 @@ class CaseRecord(_CaseKeys, Computed, total=False):
     question: str
     expected: list[str]
     expect: str
+    expected_docs: list[str]
+    evidence: list[dict[str, Any]]
     unanswerable: bool
     # the system's result
     ranking: list[str]
+    docs: list[str | None]
+    doc_ranking: list[str | None]
     scores: list[float]
     prompt_ids: list[str]
     cited: list[str]
@@ -85,6 +94,8 @@ class RunMeta(_MetaKeys, total=False):
     corpus: str
     judge: str
     resumed: str
+    selection: dict[str, Any]  # --shard / --tag / --ids the run covered (absent: every case)
+    merged: list[str]  # the shard files `ragtriage merge` joined
 
 
 #: what a function that only reads a case record takes: a :class:`CaseRecord`, or one

@@ -19,7 +19,8 @@ from .diagnosis import PASSING
 
 #: what each later answer keeps: enough to score it again at any k and to show it
 KEPT = ("reason", "ranking", "answer", "rank", "hit", "precision", "recall", "rr", "abstained",
-        "supported", "correct", "why", "error", "tokens", "latency_ms")  # fmt: skip
+        "supported", "correct", "why", "error", "tokens", "latency_ms",
+        "doc_ranking", "doc_rank", "doc_hit", "doc_precision", "doc_recall", "doc_rr")  # fmt: skip
 
 
 def compact(rec: Mapping[str, Any]) -> dict[str, Any]:

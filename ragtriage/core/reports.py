@@ -10,8 +10,11 @@ containers) and write nothing where the caller is reading.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
+from collections.abc import Collection
 from os import PathLike
 from pathlib import Path
 
@@ -44,9 +47,114 @@ def check_writable(path: PathArg, option: str) -> None:
         raise InputError(Problem(str(p), None, "not writable", field=option))
 
 
-def refuse_input_as_output(path: PathArg | None, option: str, *inputs: PathArg | None) -> None:
+#: what a person's file or a tool's input is, by kind (:func:`what_it_is`)
+GRADES, SIDECAR, RECOVERY, TESTSET, CORPUS, RUN, RUN_IN_USE = (
+    "grades",
+    "sidecar",
+    "recovery",
+    "testset",
+    "corpus",
+    "run",
+    "run-in-use",
+)
+KINDS = frozenset({GRADES, SIDECAR, RECOVERY, TESTSET, CORPUS, RUN, RUN_IN_USE})
+_WHAT = {
+    GRADES: "a grades file (an expert's grades of answers)",
+    SIDECAR: "a triage sidecar (reviewed marks and notes on a run)",
+    RECOVERY: "a recovery file (edits in the app not saved yet)",
+    TESTSET: "a test set",
+    CORPUS: "a chunks file (a corpus)",
+    RUN: "a run file",
+    RUN_IN_USE: "a run file being triaged (its notes and reviewed marks describe these answers)",
+}
+_SNIFF = 64 << 10  # bytes of an existing file looked at to tell what it is
+_TESTSET_KEYS = re.compile(rb"(?m)^(version|cases)\s*:")
+
+
+def describe(kind: str) -> str:
+    """The words for a kind of :func:`what_it_is`."""
+    return _WHAT[kind]
+
+
+def what_it_is(path: PathArg) -> str | None:
+    """Is ``path`` a file a report or export must never replace? Its kind (:data:`GRADES`,
+    :data:`SIDECAR`, :data:`RECOVERY`, :data:`TESTSET`, :data:`CORPUS`, :data:`RUN`,
+    :data:`RUN_IN_USE`) or None (nothing there, or a file a report may replace: an earlier
+    report, an export).
+
+    By name first, even when it does not exist yet: a report written as
+    ``x.grades.jsonl``, ``RUN.triage.json`` or ``.ragtriage-recovery-*`` would later be
+    read as grades, triage notes or unsaved edits. Then by the first bytes of an existing
+    regular file (at most 64 KB, never blocking on a FIFO): a run's meta line, a grade, a
+    chunk line, a test set's ``version:``/``cases:`` keys."""
+    try:
+        name = os.path.basename(os.path.realpath(path)) if os.path.islink(path) else Path(path).name
+    except (OSError, ValueError):
+        return None
+    if name.endswith(".grades.jsonl"):
+        return GRADES
+    if name.endswith(".triage.json"):
+        return SIDECAR
+    if name.startswith(".ragtriage-recovery-"):
+        return RECOVERY
+    head = _head(path)
+    if not head:
+        return None
+    return _sniff(Path(path), name, head)
+
+
+def _head(path: PathArg) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return b""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        return os.read(fd, _SNIFF)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _sniff(path: Path, name: str, head: bytes) -> str | None:
+    first = head.lstrip(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0]
+    obj = None
+    if first.startswith(b"{"):
+        try:
+            obj = json.loads(first)
+        except (ValueError, RecursionError):
+            obj = None
+    if isinstance(obj, dict):
+        if obj.get("type") == "meta":
+            side = path.with_name(name.removesuffix(".jsonl") + ".triage.json")
+            return RUN_IN_USE if side.exists() else RUN
+        if "case" in obj and "answer_sha" in obj:
+            return GRADES
+        if isinstance(obj.get("ops"), list) and "testset" in obj:
+            return RECOVERY
+        if isinstance(obj.get("cases"), dict) and "run" in obj:
+            return SIDECAR
+        if "id" in obj and "text" in obj:
+            return CORPUS
+        return None
+    if first.startswith(b"{") and re.search(rb'"run"\s*:', head) and re.search(rb'"cases"\s*:\s*\{', head):
+        return SIDECAR  # written indented: its first line is only "{"
+    keys = {m.group(1) for m in _TESTSET_KEYS.finditer(head)}
+    if keys == {b"version", b"cases"} or (b"cases" in keys and name.endswith((".yaml", ".yml"))):
+        return TESTSET
+    return None
+
+
+def refuse_input_as_output(
+    path: PathArg | None, option: str, *inputs: PathArg | None, may_replace: Collection[str] = ()
+) -> None:
     """Exit 2 when the output ``path`` is one of the command's ``inputs`` (the same file,
-    by any name: a link, ``./x``, another spelling), so writing it cannot destroy one."""
+    by any name: a link, ``./x``, another spelling), or a person's file or an input of
+    another command (:func:`what_it_is`) other than the kinds in ``may_replace``, so
+    writing it cannot destroy one. The one place that decides it, for every output option
+    of every command and for the app's export dialog."""
     if path is None:
         return
     for given in inputs:
@@ -59,6 +167,11 @@ def refuse_input_as_output(path: PathArg | None, option: str, *inputs: PathArg |
                     field=option,
                 )
             )
+    kind = what_it_is(path)
+    if kind is not None and kind not in may_replace:
+        raise InputError(
+            Problem(str(path), None, f"is {_WHAT[kind]}; not overwritten (choose another path)", field=option)
+        )
 
 
 def _same_file(a: PathArg, b: PathArg) -> bool:

@@ -56,6 +56,9 @@ def rescored_run(run: RunFile) -> tuple[RunFile, str | None]:
     settings = with_cite(doc.settings, run.meta.get("cite") or "inline")
     look = Context(doc).lookup
     cases = {c.id: c for c in doc.cases}
+    from .gold import Gold
+
+    gold = Gold.of_testset(doc)
     out = []
     changed = 0
     for rec in run.cases:
@@ -63,7 +66,7 @@ def rescored_run(run: RunFile) -> tuple[RunFile, str | None]:
         if case is None:
             out.append(rec)
             continue
-        new = rescore(rec, case, k, look, settings)
+        new = rescore(rec, case, k, look, settings, gold=gold)
         changed += new.get("reason") != rec.get("reason")
         out.append(new)
     again = replace(run, cases=out, summary=summarize(out, k) if run.summary is not None else None)
@@ -100,4 +103,7 @@ def rescored_records(
         notes.append(f"grounding judged with cite: {mode} (the run was made with {made_with}): rescored")
     look = chunk_text or (lambda _id: None)
     settings = with_cite(doc.settings, mode)
-    return [rescore(by_id[c.id], c, k, look, settings) for c in doc.cases if c.id in by_id]
+    from .gold import Gold
+
+    gold = Gold.of_testset(doc)
+    return [rescore(by_id[c.id], c, k, look, settings, gold=gold) for c in doc.cases if c.id in by_id]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .diagnosis import PASSING, REASONS
+from .escape import inline, md_code, md_text
 from .schema import SUMMARY_METRICS
 
 if TYPE_CHECKING:
@@ -255,9 +256,11 @@ def headline(d: RunDiff) -> str:
 
 
 def render_text(d: RunDiff) -> str:
-    out = [f"A: {d.a}", f"B: {d.b}", ""]
+    """The diff for a terminal: ids, reasons and paths from the run files written as
+    :func:`~ragtriage.core.escape.inline` (no escape sequence, no forged line)."""
+    out = [f"A: {inline(d.a)}", f"B: {inline(d.b)}", ""]
     for note in d.notes:
-        out.append(f"note: {note}")
+        out.append(f"note: {inline(note)}")
     if d.notes:
         out.append("")
     for kind in KINDS:
@@ -265,9 +268,10 @@ def render_text(d: RunDiff) -> str:
         if not items:
             continue
         out.append(f"{_TITLES[kind]}: {len(items)}")
-        w = max(len(c.id) for c in items)
+        w = max(len(inline(c.id)) for c in items)
         for c in items:
-            out.append(f"  {_GLYPH[kind]} {c.id:<{w}}  {c.before or '–'} → {c.after or '–'}")
+            before, after = inline(c.before or "–"), inline(c.after or "–")
+            out.append(f"  {_GLYPH[kind]} {inline(c.id):<{w}}  {before} → {after}")
         out.append("")
     if not d.changes:
         out.append("No case changed its reason.")
@@ -275,7 +279,7 @@ def render_text(d: RunDiff) -> str:
     if d.reasons:
         out.append(f"{'reason':<24} {'A':>4} {'B':>4} {'Δ':>4}")
         for name, (ca, cb) in d.reasons.items():
-            out.append(f"{name:<24} {ca:>4} {cb:>4} {_fmt_count(cb - ca):>4}")
+            out.append(f"{inline(name):<24} {ca:>4} {cb:>4} {_fmt_count(cb - ca):>4}")
         out.append("")
     if d.metrics:
         out.append(f"{'metric':<20} {'A':>8} {'B':>8} {'Δ':>8}")
@@ -286,14 +290,12 @@ def render_text(d: RunDiff) -> str:
     return "\n".join(out) + "\n"
 
 
-def _md_cell(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
-
-
 def render_markdown(d: RunDiff) -> str:
-    out = ["## ragtriage diff", "", f"`{_md_cell(d.a)}` → `{_md_cell(d.b)}`", "", f"**{headline(d)}**", ""]
+    """The diff as markdown (a pull-request comment): every text from a run file rendered
+    by core/escape.py, so a reason or an id cannot add a heading, a link or HTML."""
+    out = ["## ragtriage diff", "", f"{md_code(d.a)} → {md_code(d.b)}", "", f"**{headline(d)}**", ""]
     for note in d.notes:
-        out.append(f"> {_md_cell(note)}")
+        out.append(f"> {md_text(note)}")
     if d.notes:
         out.append("")
     for kind in KINDS:
@@ -307,14 +309,14 @@ def render_markdown(d: RunDiff) -> str:
             "|---|---|---|",
         ]
         for c in items:
-            out.append(f"| `{_md_cell(c.id)}` | {c.before or '–'} | {c.after or '–'} |")
+            out.append(f"| {md_code(c.id)} | {md_text(c.before or '–')} | {md_text(c.after or '–')} |")
         out.append("")
     if not d.changes:
         out += ["No case changed its reason.", ""]
     if d.reasons:
         out += ["### Reasons", "", "| reason | A | B | Δ |", "|---|---:|---:|---:|"]
         for name, (ca, cb) in d.reasons.items():
-            out.append(f"| {name} | {ca} | {cb} | {_fmt_count(cb - ca)} |")
+            out.append(f"| {md_text(name)} | {ca} | {cb} | {_fmt_count(cb - ca)} |")
         out.append("")
     if d.metrics:
         out += ["### Metrics", "", "| metric | A | B | Δ |", "|---|---:|---:|---:|"]

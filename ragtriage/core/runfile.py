@@ -93,6 +93,7 @@ def _count(v: object) -> bool:
 _CASE_FIELDS: dict[str, tuple[Callable[[object], bool], str]] = {
     "ranking": (_str_list, "a list of chunk ids"),
     "expected": (_str_list, "a list of chunk ids"),
+    "expected_docs": (_str_list, "a list of document names"),
     "prompt_ids": (_str_list, "a list of chunk ids"),
     "reasons": (_str_list, "a list of strings"),
     "answer": (lambda v: isinstance(v, str), "a string or null"),
@@ -327,7 +328,13 @@ def dump_record(record: CaseRecord) -> bytes:
 
 
 class RunWriter:
-    """Streams a run file. Every case line is flushed as written."""
+    """Streams a run file. Every case line is flushed as written.
+
+    Lines are written as cases finish; :meth:`reorder` then puts the case lines in the
+    test set's order (a concurrent system finishes in any order, shards and Ray tasks
+    too), so the finished file does not depend on timing. With ``deferred`` the lines go
+    to a temporary file beside ``path`` that :meth:`close` moves onto it, and
+    :meth:`discard` removes: a source found bad half-way leaves ``path`` as it was."""
 
     def __init__(
         self,
@@ -336,40 +343,119 @@ class RunWriter:
         keep: list[CaseRecord] | None = None,
         *,
         exclusive: bool = False,
+        deferred: bool = False,
     ):
         """``exclusive``: the file must not exist yet (FileExistsError otherwise), so two
         runs started at once never share one."""
         self.path = Path(path)
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._spans: list[tuple[str, int, int]] = []  # (case id, offset, length) in write order
+        self._placeholder = False
+        self._target = self.path
+        if exclusive:
+            # the name is taken now (O_EXCL), so two runs started at once never share one
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            self._placeholder = deferred
+        if deferred:
+            self._target = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        head = orjson.dumps(meta, option=_DUMP)
         if keep is not None:
             # resume: rewrite meta + kept cases atomically, then append
             tmp = self.path.with_name(self.path.name + ".tmp")
             with open(tmp, "wb") as f:
-                f.write(orjson.dumps(meta, option=_DUMP))
+                f.write(head)
+                pos = len(head)
                 for rec in keep:
-                    f.write(orjson.dumps(rec, option=_DUMP))
-            os.replace(tmp, self.path)
-            self._f = open(self.path, "ab", buffering=1 << 20)
+                    line = orjson.dumps(rec, option=_DUMP)
+                    f.write(line)
+                    self._spans.append((rec["id"], pos, len(line)))
+                    pos += len(line)
+            os.replace(tmp, self._target)
+            self._f = open(self._target, "ab", buffering=1 << 20)
+            self._pos = pos
         else:
-            self._f = open(self.path, "xb" if exclusive else "wb", buffering=1 << 20)
-            self._f.write(orjson.dumps(meta, option=_DUMP))
-            self._f.flush()
+            self._f = open(self._target, "wb", buffering=1 << 20)
+            try:
+                self._f.write(head)
+                self._f.flush()
+            except OSError as e:
+                raise self._named(e) from None
+            self._pos = len(head)
+        self._head = len(head)
         self.n = len(keep or ())
 
     def write_case(self, record: CaseRecord, flush: bool = True) -> None:
-        self._f.write(redact_bytes(dump_record(record)))
+        line = redact_bytes(dump_record(record))
+        try:
+            self._f.write(line)
+            if flush:
+                self._f.flush()
+        except OSError as e:
+            raise self._named(e) from None
+        self._spans.append((record["id"], self._pos, len(line)))
+        self._pos += len(line)
         self.n += 1
-        if flush:
-            self._f.flush()
+
+    def reorder(self, ids: list[str]) -> None:
+        """Put the case lines in the order of ``ids`` (every id written, once), copying
+        each line from the file as written: nothing is kept in memory for it."""
+        if [cid for cid, _, _ in self._spans] == ids:
+            return
+        where = {cid: (off, n) for cid, off, n in self._spans}
+        self._f.flush()
+        tmp = self._target.with_name(self._target.name + ".order")
+        src = os.open(self._target, os.O_RDONLY)
+        try:
+            with open(tmp, "wb", buffering=1 << 20) as out:
+                out.write(os.pread(src, self._head, 0))
+                spans = []
+                pos = self._head
+                for cid in ids:
+                    off, n = where[cid]
+                    out.write(os.pread(src, n, off))
+                    spans.append((cid, pos, n))
+                    pos += n
+        finally:
+            os.close(src)
+        self._f.close()
+        os.replace(tmp, self._target)
+        self._f = open(self._target, "ab", buffering=1 << 20)
+        self._spans, self._pos = spans, pos
 
     def write_summary(self, summary: Summary) -> None:
-        self._f.write(orjson.dumps({"type": "summary", **summary}, option=_DUMP))
-        self._f.flush()
+        try:
+            self._f.write(orjson.dumps({"type": "summary", **summary}, option=_DUMP))
+            self._f.flush()
+        except OSError as e:
+            raise self._named(e) from None
+
+    def _named(self, e: OSError) -> OSError:
+        """A write error (a full disk names no file) said with the run file and what it holds."""
+        msg = f"{e.strerror or e}; the cases written so far are kept (continue with --resume)"
+        return OSError(e.errno, msg, str(self.path))
 
     def close(self) -> None:
         if not self._f.closed:
+            try:
+                self._f.close()
+            except OSError as e:  # the last buffered lines met a full disk
+                raise self._named(e) from None
+            if self._target != self.path:
+                os.replace(self._target, self.path)
+
+    def discard(self) -> None:
+        """Forget a deferred file: ``path`` stays as it was (or is removed when this writer
+        took a new name for it)."""
+        if not self._f.closed:
             self._f.close()
+        if self._target == self.path:
+            return
+        for p in (self._target, *((self.path,) if self._placeholder else ())):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
 
     def __enter__(self):
         return self

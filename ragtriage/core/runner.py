@@ -72,7 +72,7 @@ class Progress:
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
                 TimeElapsedColumn(),
-                console=Console(file=self.stream),
+                console=Console(file=getattr(self.stream, "data", self.stream)),  # the bar's own escapes
                 transient=True,
             )
             self._bar.start()

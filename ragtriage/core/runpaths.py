@@ -10,6 +10,7 @@ tracked test set. A run's sidecar (``RUN.triage.json``) lives beside its run.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -40,9 +41,11 @@ def resume_command(
     system: str = "builtin",
     k: int | None = None,
     retriever: str | None = None,
+    extra: Sequence[str] = (),
 ) -> str:
     """The command that continues an interrupted run, as typed: the same system and k
-    (resume refuses another k) and retriever, every argument shell-quoted."""
+    (resume refuses another k) and retriever, then ``extra`` (the selection, shard and
+    executor options as given), every argument shell-quoted."""
     argv = ["ragtriage", "run", str(testset), "--out", str(out), "--resume"]
     if system != "builtin":
         argv += ["--system", system]
@@ -50,4 +53,4 @@ def resume_command(
         argv += ["--k", str(k)]
     if retriever:
         argv += ["--retriever", retriever]
-    return shlex.join(argv)
+    return shlex.join([*argv, *extra])

@@ -16,6 +16,8 @@ CASE_FIELDS = (
     "topic",
     "question",
     "expected",
+    "expected_docs",
+    "evidence",
     "expect",
     "must_contain",
     "answer",
@@ -44,13 +46,18 @@ SUMMARY_METRICS = (
     "recall",
     "precision",
     "mrr",
+    "doc_hit",
+    "doc_recall",
+    "doc_precision",
+    "doc_mrr",
     "supported",
     "faithfulness",
     "accuracy",
     "coverage",
     "unknown_abstention",
 )
-AT_K_METRICS = ("hit", "recall", "precision", "mrr")
+AT_K_METRICS = ("hit", "recall", "precision", "mrr", "doc_hit", "doc_recall", "doc_precision", "doc_mrr")
+DOC_METRICS = ("doc_hit", "doc_recall", "doc_precision", "doc_mrr")  # k counts documents (evaluation.md)
 JUDGE_METRICS = ("judge_supported", "judge_correct")  # judge.md: a bar on these needs a proven judge
 JUDGE_THRESHOLDS = ("judge_kappa", "judge_min_grades")  # in gates: thresholds of the judge, not bars
 _WS = re.compile(r"\s")
@@ -74,6 +81,8 @@ class Case(BaseModel):
     question: str
     topic: str | None = None
     expected: tuple[str, ...] = ()
+    expected_docs: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
     expect: Literal["any", "all"] = "any"
     must_contain: tuple[str, ...] = ()
     answer: str | None = None
@@ -104,6 +113,31 @@ class Case(BaseModel):
             seen.add(cid)
         return v
 
+    @field_validator("expected_docs")
+    @classmethod
+    def _expected_docs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        seen = set()
+        for d in v:
+            if not d.strip():
+                raise ValueError("a document name must not be empty")
+            if d in seen:
+                raise ValueError(f"document {d!r} is listed twice")
+            seen.add(d)
+        return v
+
+    @field_validator("evidence")
+    @classmethod
+    def _evidence(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        seen = set()
+        for q in v:
+            key = " ".join(q.split())
+            if not key:
+                raise ValueError("an empty quote would be found in every chunk")
+            if key in seen:
+                raise ValueError(f"quote {q!r} is listed twice")
+            seen.add(key)
+        return v
+
     @field_validator("must_contain")
     @classmethod
     def _must_contain(cls, v: tuple[str, ...]) -> tuple[str, ...]:
@@ -118,12 +152,18 @@ class Case(BaseModel):
                 "unanswerable: true with expected chunks "
                 "(an unanswerable case expects none: empty `expected` or set unanswerable: false)"
             )
+        if self.unanswerable and (self.expected_docs or self.evidence):
+            what = "expected_docs" if self.expected_docs else "evidence"
+            raise ValueError(
+                f"unanswerable: true with `{what}` "
+                f"(an unanswerable case has no gold: empty `{what}` or set unanswerable: false)"
+            )
         return self
 
     @property
     def unlabelled(self) -> bool:
-        """Answerable but no expected chunk yet (a draft)."""
-        return not self.unanswerable and not self.expected
+        """Answerable but no gold yet (a draft): no expected chunk, document or quote."""
+        return not self.unanswerable and not self.expected and not self.expected_docs and not self.evidence
 
     @property
     def answerable(self) -> bool:

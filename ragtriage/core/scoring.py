@@ -13,11 +13,16 @@ from functools import lru_cache
 from typing import Any, TypeVar
 
 from .diagnosis import diagnose
+from .docrank import doc_metrics
+from .gold import Gold, case_doc_ranking, quote_gold
 from .grounding import cited_ids, decline_phrases, ground, is_abstention, is_correct
 from .metrics import retrieval
 from .records import CaseRecord, Computed
 
+# after ``rr``, for a case with document gold (``expected_docs``) only: docrank.DOC_FIELDS
 _Out = TypeVar("_Out", Computed, CaseRecord)  # the computed fields alone, or in a whole record
+#: (rank, hit, precision, recall, rr) of one case, as :func:`.metrics.retrieval` gives them
+Retrieved = tuple[int, Any, float, Any, Any]
 
 COMPUTED_FIELDS = (
     "rank",
@@ -35,6 +40,7 @@ COMPUTED_FIELDS = (
 UNKNOWN_FIELDS = ("unknown_ranked", "unknown_cited")
 RESULT_FIELDS = (
     "ranking",
+    "docs",
     "scores",
     "answer",
     "prompt_ids",
@@ -90,6 +96,84 @@ def _phrases_cached(language, decline) -> tuple[str, ...]:
     return decline_phrases(language, decline)
 
 
+def _retrieval_fields(
+    out: Computed | CaseRecord,
+    ranking: Any,
+    expected: tuple[str, ...] | list[str],
+    expect: str,
+    k: int,
+    by_docs: bool,
+    retrieved: Retrieved | None = None,
+) -> bool | None:
+    """``rank``, ``hit``, ``precision``, ``recall``, ``rr`` into ``out``, in that order; the
+    hit. A case with document gold and no chunk gold (``by_docs``) has none of them (null,
+    rank 0); ``retrieved``: the five already computed (:mod:`.columnar`)."""
+    if retrieved is not None:
+        rank, hit, precision, recall, rr = retrieved
+        out["rank"] = rank
+        out["hit"] = hit
+        out["precision"] = precision
+        out["recall"] = recall
+        out["rr"] = rr
+        return hit
+    if not expected and by_docs:
+        out["rank"] = 0
+        out["hit"] = out["precision"] = out["recall"] = out["rr"] = None
+        return None
+    if len(expected) == 1:  # the common case, as metrics.retrieval computes it
+        if k < 1:
+            raise ValueError("k must be 1 or more")
+        try:
+            first = (ranking.index if type(ranking) is list else list(ranking).index)(expected[0])
+        except ValueError:
+            out["rank"] = 0
+            out["hit"] = False
+            out["precision"] = 0 / k
+            out["recall"] = 0.0
+            out["rr"] = 0.0
+            return False
+        rank = first + 1
+        hits = 1 if first < k else 0
+        out["rank"] = rank
+        out["hit"] = hits >= 1
+        out["precision"] = hits / k
+        out["recall"] = hits / 1
+        out["rr"] = 1.0 / rank if rank <= k else 0.0
+        return hits >= 1
+    ret = retrieval(ranking, expected, k, expect)
+    out["rank"] = ret["rank"]
+    out["hit"] = ret["hit"]
+    out["precision"] = ret["precision"]
+    out["recall"] = ret["recall"]
+    out["rr"] = ret["rr"]
+    return ret["hit"]
+
+
+def _found(
+    out: Computed | CaseRecord,
+    case: Any,
+    ranking: Any,
+    expected: tuple[str, ...] | list[str],
+    expect: str,
+    k: int,
+    docs: list[str | None] | None,
+    retrieved: Retrieved | None,
+) -> tuple[bool | None, bool]:
+    """The retrieval fields of both levels into ``out``: (what was found — the chunk hit, or
+    the document hit when the case has no chunk gold —, whether documents were scored)."""
+    by_docs = bool(_docs_of(case)) and not case.unanswerable
+    if retrieved is not None and not case.expected and (by_docs or bool(getattr(case, "evidence", ()))):
+        retrieved = None  # computed from `expected` alone: not this case's gold
+    hit = _retrieval_fields(out, ranking, expected, expect, k, by_docs, retrieved)
+    scored_docs = bool(_docs_of(case)) and docs is not None
+    if scored_docs:
+        dm = doc_metrics(docs, _docs_of(case), k, case.expect)  # type: ignore[arg-type]
+        out.update(dm)  # type: ignore[typeddict-item]
+        if not expected:  # no chunk gold: the document decides what was found
+            hit = dm["doc_hit"]
+    return hit, scored_docs
+
+
 def _score(
     case: Any,
     result: Mapping[str, Any],
@@ -98,41 +182,20 @@ def _score(
     settings: Any,
     out: _Out,
     verdict: bool | None,
+    expected: tuple[str, ...] | list[str],
+    expect: str,
+    docs: list[str | None] | None,
+    retrieved: Retrieved | None = None,
 ) -> _Out:
     """The computed fields, added to ``out`` in COMPUTED_FIELDS order (one pass, no
-    intermediate dicts: this runs once per case of a 100k-case run)."""
+    intermediate dicts: this runs once per case of a 100k-case run). ``expected`` and
+    ``expect``: the chunk gold (the case's own, or its resolved quotes); ``docs``: the
+    document ranking (None when no document is known); ``retrieved``: the retrieval fields
+    already computed for many cases at once (:mod:`.columnar`), used when they were computed
+    from the gold scored here (the case's own ``expected``)."""
     error = result.get("error")
     ranking = result.get("ranking") or []
-    expected = case.expected
-    if len(expected) == 1:  # the common case, as metrics.retrieval computes it
-        if k < 1:
-            raise ValueError("k must be 1 or more")
-        try:
-            first = (ranking.index if type(ranking) is list else list(ranking).index)(expected[0])
-        except ValueError:
-            out["rank"] = 0
-            hit = False
-            out["hit"] = False
-            out["precision"] = 0 / k
-            out["recall"] = 0.0
-            out["rr"] = 0.0
-        else:
-            rank = first + 1
-            hits = 1 if first < k else 0
-            out["rank"] = rank
-            hit = hits >= 1
-            out["hit"] = hit
-            out["precision"] = hits / k
-            out["recall"] = hits / 1
-            out["rr"] = 1.0 / rank if rank <= k else 0.0
-    else:
-        ret = retrieval(ranking, expected, k, case.expect)
-        out["rank"] = ret["rank"]
-        hit = ret["hit"]
-        out["hit"] = hit
-        out["precision"] = ret["precision"]
-        out["recall"] = ret["recall"]
-        out["rr"] = ret["rr"]
+    hit, scored_docs = _found(out, case, ranking, expected, expect, k, docs, retrieved)
     answer = result.get("answer")
     if answer is not None and not isinstance(answer, str):
         answer = str(answer)
@@ -168,7 +231,7 @@ def _score(
     reason = diagnose(
         error=bool(error),
         unanswerable=case.unanswerable,
-        unlabelled=case.unlabelled,
+        unlabelled=not case.unanswerable and not expected and not scored_docs,
         hit=hit,
         abstained=abstained,
         correct=correct,
@@ -207,6 +270,21 @@ def _unknown_ids(
         out["unknown_cited"] = cites
 
 
+def _docs_of(case: Any) -> tuple[str, ...]:
+    return getattr(case, "expected_docs", ())
+
+
+def _chunk_gold(case: Any, result: Mapping[str, Any], gold: Gold | None):
+    """(chunk ids, expect, the quotes' resolution or None) a case is scored on: its own
+    ``expected``, else its quotes when every one resolved (quotes.md rule), else none."""
+    qg = quote_gold(case, gold, result)
+    if case.expected:
+        return case.expected, case.expect, qg
+    if qg is not None and qg.complete:
+        return qg.ids, qg.expect, qg
+    return (), case.expect, qg
+
+
 _NOT_EXTRA = frozenset(RESULT_FIELDS) | {"id", "type"}
 
 
@@ -216,20 +294,21 @@ def make_record(
     k: int,
     chunk_text_lookup: Callable[[str], str | None],
     settings: Any,
+    retrieved: Retrieved | None = None,
+    *,
+    gold: Gold | None = None,
 ) -> CaseRecord:
     """A run-file case line: the case's labels, the system result (formats.md §3, or a
-    stored record), the computed fields."""
+    stored record), the computed fields. ``gold``: the chunks' documents and the quotes'
+    resolution (:mod:`.gold`); without it a stored record keeps its own. ``retrieved``: the
+    retrieval fields when they were computed for many cases at once (:mod:`.columnar`)."""
+    expected, expect, qg = _chunk_gold(case, result, gold)
     rec: CaseRecord = {"type": "case", "id": case.id}
     if case.topic is not None:
         rec["topic"] = case.topic
     rec["question"] = case.question
-    rec["expected"] = list(case.expected)
-    if case.expect != "any":
-        rec["expect"] = case.expect
-    if case.unanswerable:
-        rec["unanswerable"] = True
+    docs = _gold_fields(rec, case, result, gold, expected, expect, qg)
     get = result.get
-    rec["ranking"] = list(get("ranking") or [])
     # one key at a time (not a loop over names) so each is checked against CaseRecord
     if get("scores") is not None:
         rec["scores"] = result["scores"]
@@ -255,11 +334,48 @@ def make_record(
             rec["extra"] = result["extra"]
     if "judge" in result and "reason" in result:  # a stored verdict (judge.md) survives a rescore
         rec["judge"] = result["judge"]
-    return _score(case, result, k, chunk_text_lookup, settings, rec, verdict)
+    return _score(
+        case, result, k, chunk_text_lookup, settings, rec, verdict, expected, expect, docs, retrieved
+    )
+
+
+def _gold_fields(
+    rec: CaseRecord,
+    case: Any,
+    result: Mapping[str, Any],
+    gold: Gold | None,
+    expected: tuple[str, ...],
+    expect: str,
+    qg: Any,
+) -> list[str | None] | None:
+    """The labels a record is scored on (its chunk and document gold, the quotes'
+    resolution), the ranking and its documents, in the order written; the document ranking."""
+    rec["expected"] = list(expected)
+    if expect != "any":
+        rec["expect"] = expect
+    if _docs_of(case):
+        rec["expected_docs"] = list(_docs_of(case))
+    if qg is not None:
+        rec["evidence"] = [r.to_dict() for r in qg.resolutions]
+    if case.unanswerable:
+        rec["unanswerable"] = True
+    rec["ranking"] = list(result.get("ranking") or [])
+    if result.get("docs") is not None:
+        rec["docs"] = result["docs"]
+    docs = case_doc_ranking(result, gold) if _docs_of(case) else None
+    if docs is not None:
+        rec["doc_ranking"] = docs
+    return docs
 
 
 def rescore(
-    record: CaseRecord, case: Any, k: int, chunk_text_lookup: Callable[[str], str | None], settings: Any
+    record: CaseRecord,
+    case: Any,
+    k: int,
+    chunk_text_lookup: Callable[[str], str | None],
+    settings: Any,
+    *,
+    gold: Gold | None = None,
 ) -> CaseRecord:
     """A stored record recomputed after the case changed (e.g. a relabel), no system call."""
-    return make_record(case, record, k, chunk_text_lookup, settings)
+    return make_record(case, record, k, chunk_text_lookup, settings, gold=gold)

@@ -10,6 +10,7 @@ registered secret with ``***``.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ _MIN_LEN = 4  # shorter values would blank ordinary words; no real key is this s
 
 _lock = threading.Lock()
 _secrets: set[str] = set()
+_warned: set[str] = set()  # variables whose key needed stripping, said once per process
 
 
 def register(value: str | None) -> None:
@@ -73,6 +75,33 @@ def forget_all() -> None:
     """Tests only: start from no registered secret."""
     with _lock:
         _secrets.clear()
+        _warned.clear()
+
+
+def key_from_env(name: str) -> tuple[str | None, str | None]:
+    """The API key in ``$name``, and a warning to print (or None).
+
+    A key from a CI secret store or a ``.env`` file often ends in a newline, a space or
+    CRLF. Sent as it is, the server may echo the stripped form back, which would then
+    be unknown to :func:`redact`. So the key sent is stripped of surrounding
+    whitespace, every form (as set, stripped, each side stripped) is registered, and
+    the first time a variable needed stripping the warning says so (once per process)."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return None, None
+    key = raw.strip()
+    for form in (raw, key, raw.rstrip(), raw.lstrip(), raw.rstrip("\r\n")):
+        register(form)
+    if not key:
+        return None, f"${name} is set but holds only whitespace: no key is sent" if raw else None
+    if key != raw and name not in _warned:
+        with _lock:
+            _warned.add(name)
+        return key, (
+            f"${name}: the key had whitespace around it (a newline from a secret store or a .env "
+            "file?); it is sent without it"
+        )
+    return key, None
 
 
 def register_basic(user: str, password: str) -> str:
@@ -100,31 +129,49 @@ def redact_bytes(data: bytes) -> bytes:
 
 
 class _RedactingStream:
-    """A text stream that blanks registered secrets out of everything written to it."""
+    """A text stream that blanks registered secrets out of everything written to it and,
+    with ``show``, passes the text through it (the CLI shows terminal escapes and bidi
+    controls visibly: :func:`ragtriage.core.escape.visible`). ``.data`` is the same stream
+    for data a command prints on purpose (an export to stdout, a progress bar's own
+    escapes): redacted, not altered."""
 
-    def __init__(self, stream):
+    def __init__(self, stream, show=None):
         self._stream = stream
+        self._show = show
 
     def write(self, text: str) -> int:
-        self._stream.write(redact(text) if _secrets else text)
+        out = redact(text) if _secrets else text
+        if self._show is not None:
+            out = self._show(out)
+        self._stream.write(out)
         return len(text)
 
     def writelines(self, lines) -> None:
         for line in lines:
             self.write(line)
 
+    @property
+    def data(self) -> _RedactingStream:
+        return _RedactingStream(self._stream) if self._show is not None else self
+
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
 
 
 @contextmanager
-def redacting_streams() -> Iterator[None]:
-    """While inside, ``sys.stdout`` and ``sys.stderr`` redact every secret written."""
+def redacting_streams(show=None) -> Iterator[None]:
+    """While inside, ``sys.stdout`` and ``sys.stderr`` redact every secret written (and
+    pass it through ``show`` when given)."""
     import sys
 
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _RedactingStream(out), _RedactingStream(err)
+    sys.stdout, sys.stderr = _RedactingStream(out, show), _RedactingStream(err, show)
     try:
         yield
     finally:
         sys.stdout, sys.stderr = out, err
+
+
+def data_stream(stream):
+    """``stream`` for data printed on purpose (not shown visibly; still redacted)."""
+    return getattr(stream, "data", stream)

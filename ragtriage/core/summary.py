@@ -2,7 +2,10 @@
 
 Cases with reason ``unlabelled`` or ``error`` are counted but left out of every
 ratio; each ratio has its own denominator and is null where that is empty.
-``answerable`` and ``answered`` count the scored cases (the denominators).
+``answerable`` and ``answered`` count the scored cases (the denominators); of the
+answerable ones, ``with_chunks`` have chunk gold (``expected``, or quotes that resolved:
+the denominator of hit, recall, precision, mrr) and ``with_docs`` document gold (of the
+``doc_*`` rates).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Iterable
 from .diagnosis import NOT_SCORED, REASONS
 from .records import RecordLike, Summary
 
+#: with document gold (a case has ``expected_docs``), after ``mrr``: DOC_SUMMARY_KEYS
 SUMMARY_KEYS = (
     "k",
     "n",
@@ -33,6 +37,8 @@ SUMMARY_KEYS = (
     "reasons",
 )
 
+DOC_SUMMARY_KEYS = ("doc_hit", "doc_recall", "doc_precision", "doc_mrr", "with_chunks", "with_docs")
+
 
 def _ratio(num: float, den: int) -> float | None:
     return None if den == 0 else num / den
@@ -49,11 +55,55 @@ def summarize(case_records: Iterable[RecordLike], k: int) -> Summary:
     return out
 
 
+class _Found:
+    """The retrieval rates of one level (chunks, or documents with ``doc_`` keys)."""
+
+    __slots__ = ("n", "hits", "recall", "precision", "rr")
+
+    def __init__(self) -> None:
+        self.n = self.hits = 0
+        self.recall = self.precision = self.rr = 0.0
+
+    def add(self, r: RecordLike, pre: str = "") -> None:
+        self.n += 1
+        if r.get(pre + "hit"):
+            self.hits += 1
+        self.recall += r.get(pre + "recall") or 0.0
+        self.precision += r.get(pre + "precision") or 0.0
+        self.rr += r.get(pre + "rr") or 0.0
+
+    def rates(self, pre: str = "") -> dict[str, float | None]:
+        n = self.n
+        return {
+            pre + "hit": _ratio(self.hits, n),
+            pre + "recall": _ratio(self.recall, n),
+            pre + "precision": _ratio(self.precision, n),
+            pre + "mrr": _ratio(self.rr, n),
+        }
+
+
+def _found(r: RecordLike, chunks: _Found, docs: _Found) -> None:
+    """An answerable case's retrieval, at each level it has gold for."""
+    if r.get("expected") or "expected" not in r:  # chunk gold (an old record: always)
+        chunks.add(r)
+    if "doc_hit" in r:  # document gold, scored
+        docs.add(r, "doc_")
+
+
+def _ordered(reasons: Counter) -> dict[str, int]:
+    """Reason counts in diagnosis order; unknown reasons are kept, never lost."""
+    ordered = {name: reasons[name] for name in REASONS if reasons.get(name)}
+    for name, c in reasons.items():
+        if name not in ordered and c:
+            ordered[str(name)] = c
+    return ordered
+
+
 def _summarize(case_records: list[RecordLike], k: int) -> Summary:
     n = unlabelled = errors = 0
     answerable = answered = scored = unanswerable = 0
-    hits = 0
-    recall = precision = rr = 0.0
+    chunks, docs = _Found(), _Found()
+    with_docs = False  # a case has document gold: the doc_* keys are written
     supported = faithful = correct = abstained_unans = 0
     tokens = 0
     any_tokens = False
@@ -70,6 +120,8 @@ def _summarize(case_records: list[RecordLike], k: int) -> Summary:
             unlabelled += 1
         if reason == "error":
             errors += 1
+        if r.get("expected_docs"):
+            with_docs = True
         if reason in NOT_SCORED:
             continue
         scored += 1
@@ -92,15 +144,8 @@ def _summarize(case_records: list[RecordLike], k: int) -> Summary:
                 abstained_unans += 1
         else:
             answerable += 1
-            if r.get("hit"):
-                hits += 1
-            recall += r.get("recall") or 0.0
-            precision += r.get("precision") or 0.0
-            rr += r.get("rr") or 0.0
-    ordered = {name: reasons[name] for name in REASONS if reasons.get(name)}
-    for name, c in reasons.items():  # unknown reasons are kept, never lost
-        if name not in ordered and c:
-            ordered[str(name)] = c
+            _found(r, chunks, docs)
+    ordered = _ordered(reasons)
     return {
         "k": k,
         "n": n,
@@ -108,10 +153,8 @@ def _summarize(case_records: list[RecordLike], k: int) -> Summary:
         "answered": answered,
         "unlabelled": unlabelled,
         "errors": errors,
-        "hit": _ratio(hits, answerable),
-        "recall": _ratio(recall, answerable),
-        "precision": _ratio(precision, answerable),
-        "mrr": _ratio(rr, answerable),
+        **chunks.rates(),
+        **(dict(docs.rates("doc_"), with_chunks=chunks.n, with_docs=docs.n) if with_docs else {}),
         "supported": _ratio(supported, scored),
         "faithfulness": _ratio(faithful, answered),
         "accuracy": _ratio(correct, scored),

@@ -23,6 +23,12 @@ PANEL_METRICS = (
     ("accuracy", "correct"),
     ("coverage", "coverage"),
 )
+#: with document gold (formats.md §5): a third line, k counting documents
+PANEL_DOC_METRICS = (
+    ("doc_hit", "doc_hit@{k}"),
+    ("doc_recall", "doc_recall"),
+    ("doc_mrr", "doc_mrr"),
+)
 
 
 @dataclass
@@ -33,18 +39,21 @@ class SummaryPanel:
     clusters: str  # how the intervals resampled (for the panel's last line)
     slices: dict[str, list[Slice]] = field(default_factory=dict)
 
+    def _cell(self, m: str, label: str) -> str:
+        v = self.rates.get(m)
+        iv = self.intervals.get(m)
+        shown = "—" if v is None else f"{v:.3f}" + ("" if iv is None else f" [{iv.lo:.2f}, {iv.hi:.2f}]")
+        return f"{label.format(k=self.k)} {shown}"
+
     def lines(self, max_slices: int = 12) -> list[str]:
         from .safe_text import inline
 
         out = []
-        cells = []
-        for m, label in PANEL_METRICS:
-            v = self.rates.get(m)
-            iv = self.intervals.get(m)
-            shown = "—" if v is None else f"{v:.3f}" + ("" if iv is None else f" [{iv.lo:.2f}, {iv.hi:.2f}]")
-            cells.append(f"{label.format(k=self.k)} {shown}")
+        cells = [self._cell(m, label) for m, label in PANEL_METRICS]
         out.append(" · ".join(cells[:3]))
         out.append(" · ".join(cells[3:]))
+        if any(self.rates.get(m) is not None for m, _ in PANEL_DOC_METRICS):
+            out.append(" · ".join(self._cell(m, label) for m, label in PANEL_DOC_METRICS))
         for by, rows in self.slices.items():
             if not rows or all(s.name in ("(no topic)", "(no tag)") for s in rows):
                 continue
@@ -77,7 +86,7 @@ def summary_panel(
     labels, how = clus.resolve(records, cluster_by, corpus_path)
     return SummaryPanel(
         k=k,
-        rates={m: summary.get(m) for m, _ in PANEL_METRICS},
+        rates={m: summary.get(m) for m, _ in (*PANEL_METRICS, *PANEL_DOC_METRICS)},
         intervals=summary_intervals(records, labels),
         clusters=how,
         slices={

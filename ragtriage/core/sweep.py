@@ -10,6 +10,7 @@ from typing import Any
 
 from .errors import InputError, Problem
 from .evaluate import Run, evaluate, load_testset, open_system, with_cite
+from .gold import Gold
 from .judge import open_judge
 from .metrics import at_k, mean_or_none, stored_positions
 from .options import _check_k
@@ -23,7 +24,17 @@ def as_result(rec: CaseRecord) -> dict[str, Any]:
     """A stored case record back to the system's §3 result (its own verdict, if any)."""
     res = {
         f: rec[f]
-        for f in ("ranking", "scores", "answer", "prompt_ids", "cited", "tokens", "latency_ms", "error")
+        for f in (
+            "ranking",
+            "docs",
+            "scores",
+            "answer",
+            "prompt_ids",
+            "cited",
+            "tokens",
+            "latency_ms",
+            "error",
+        )
         if rec.get(f) is not None
     }
     res.setdefault("ranking", [])
@@ -41,6 +52,8 @@ def _filter(res: dict[str, Any], t: float | None) -> dict[str, Any]:
     r = dict(res)
     r["ranking"] = [res["ranking"][i] for i in keep]
     r["scores"] = [res["scores"][i] for i in keep]
+    if isinstance(res.get("docs"), list) and len(res["docs"]) == len(res["ranking"]):
+        r["docs"] = [res["docs"][i] for i in keep]
     r.pop("prompt_ids", None)
     r.pop("tokens", None)
     return r
@@ -55,6 +68,7 @@ def _rederived(
     fixed = hasattr(sys_, "results")
     settings = with_cite(ctx.settings, cite)
     recs = []
+    gold = Gold.needed(cases, lambda: ctx.corpus)
     for rec, case in zip(base.cases, cases, strict=True):
         res = _filter(as_result(rec), t)
         given = (sys_.results.get(case.id) or {}) if fixed else {}
@@ -70,7 +84,7 @@ def _rederived(
         if res.get("tokens") is None or (fixed and not given.get("tokens")):
             ids = res.get("prompt_ids") or res["ranking"][:k]
             res["tokens"] = approx_tokens(case.question, (ctx.chunk_text(c) or "" for c in ids))
-        recs.append(make_record(case, res, k, ctx.lookup, settings))
+        recs.append(make_record(case, res, k, ctx.lookup, settings, gold=gold))
     return recs
 
 
@@ -97,6 +111,11 @@ def _sweep_row(
         ret = retrieval_at(cut, k)
         ret.pop("precision", None)
     row = {"k": k, "threshold": t, **ret}
+    if any("doc_hit" in r for r in base.cases):  # document gold: the right document within k documents
+        from .docrank import doc_retrieval_at
+
+        src = base.cases if t is None else recs
+        row["doc_hit"] = doc_retrieval_at(src, k)["doc_hit"] if src is not None else None
     if recs is not None:
         s = summarize(recs, k)
         row.update(supported=s["supported"], correct=s["accuracy"], tokens=s["tokens"], reasons=s["reasons"])

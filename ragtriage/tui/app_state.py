@@ -231,6 +231,10 @@ class AppBase(App[int]):
             self._catch_up_run()
             if self.run_session.state is not None:
                 self._warn_other_testset_state()
+        from ..core.testset.ondisk import unsaveable
+
+        if why := unsaveable(doc.path):  # a read-only file system: said on opening, not at the first save
+            self.notify(f"{doc.path.name} {why}", severity="warning", timeout=15, markup=False)
         recovery = find_recovery(doc.path) if self.recovery_enabled else None
         if recovery is not None and len(recovery):
             self._offer_recovery(recovery)

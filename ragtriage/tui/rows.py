@@ -54,7 +54,7 @@ def make_row(case, stale: bool = False, reason: str | None = None) -> Row:
     flags = []
     if case.unanswerable:
         flags.append(FLAG_UNANSWERABLE)
-    elif not case.expected:
+    elif case.unlabelled:
         flags.append(FLAG_DRAFT)
     if stale:
         flags.append(FLAG_STALE)

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.errors import InputError
+from ..core.files import read_bounded
 from ..core.testset.savecopy import copy_for_save, saved_from, unsaved, version
 from .edits import AddCase, Change, Edit, describe, edit_from_record, expected_of
 
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
 
 RECOVERY_VERSION = 1
 LOGGED = ("update_case", "add_case", "remove_case", "move_case", "set_label", "point_corpus", "batch")
+RECOVERY_MAX = 64 << 20  # edits of a long session fit well within it
 
 
 def recovery_path(testset: Path | str) -> Path:
@@ -72,8 +75,9 @@ def find_recovery(testset: Path | str) -> Recovery | None:
     testset = Path(testset)
     rp = recovery_path(testset)
     try:
-        data = json.loads(rp.read_text("utf-8"))
-    except (OSError, ValueError):
+        raw = read_bounded(rp, RECOVERY_MAX, "recovery file")  # never a FIFO, /dev/zero or huge
+        data = json.loads(raw) if raw else None
+    except (InputError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("ops"), list) or not data["ops"]:
         return None

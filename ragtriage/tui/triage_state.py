@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, cast
 
 from ..core.clock import utc_now
 from ..core.diagnosis import PASSING, TRIAGE_ORDER
-from ..core.files import atomic_write
+from ..core.files import atomic_write, read_bounded
 
 if TYPE_CHECKING:
     from ..core.corpus import Corpus
@@ -74,6 +74,9 @@ def group_order(reasons: Iterable[str]) -> list[str]:
 # ---------------------------------------------------------------------------- sidecar
 
 
+SIDECAR_MAX = 64 << 20  # reviewed marks and notes of a million cases fit well within it
+
+
 def sidecar_path(run_path) -> Path:
     p = Path(run_path)
     return p.with_name(p.name.removesuffix(".jsonl") + ".triage.json")
@@ -102,9 +105,10 @@ class Sidecar:
     @classmethod
     def load(cls, run_path) -> Sidecar:
         path = sidecar_path(run_path)
+        raw = read_bounded(path, SIDECAR_MAX, "triage sidecar")  # InputError: a FIFO, /dev/zero, huge
         try:
-            data = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(raw) if raw else None
+        except ValueError:
             data = None
         return cls(path, data)
 

@@ -147,8 +147,10 @@ def test_flaky_cases_are_found_and_compared_within_the_case(cli, tmp_path, monke
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     out = tmp_path / "run.jsonl"
+    # --executor thread: its flakiness is module state that must last across the repeats (the
+    # default worker process is started afresh for each run, and each repeat is one)
     r = cli("run", ts, "--system", "python:flaky_sys:answer", "--out", out, "--quiet", "--repeat", "4",
-            "--concurrency", "1")  # fmt: skip
+            "--concurrency", "1", "--executor", "thread")  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "10 flaky case(s)" in r.stdout
     recs = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines() if '"case"' in x]

@@ -50,14 +50,14 @@ def test_demo_sets_are_valid(cli, name):
             "case 'x': unanswerable: unanswerable: true with expected chunks",
         ),
         ("", CORPUS, "t.yaml:1: empty test set"),
-        (HEAD + "  - id: x\n    question: q\n    expected: [a]\n", None, "corpus: corpus file not found"),
+        (HEAD + "  - id: x\n    question: q\n    expected: [a]\n", None, "c.jsonl: chunks file not found"),
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", CORPUS, "t.yaml:3: not a text file (NUL byte)"),
         (
             HEAD + "  - id: x\n    question: !!python/object/apply:os.system [touch pwned]\n",
             CORPUS,
             "tag !!python/object/apply:os.system is not allowed",
         ),
-        (HEAD + "  - id: x\n    question: q\n", CORPUS, "case 'x': expected: no expected chunk (a draft"),
+        (HEAD + "  - id: x\n    question: q\n", CORPUS, "case 'x': expected: no gold (a draft"),
         (
             HEAD + "  - id: x\n    question: q\n    expected: [a]\n",
             '{"id": "a", "text": "x"}\n{"id": "a"\n',

@@ -171,12 +171,13 @@ def test_ragas_contexts_matched_to_chunks_by_text(tmp_path):
     imp = read_import(p, "ragas", corpus_path=corpus)
     assert imp.cases[0]["expected"] == ["entrega-1"]
     assert imp.cases[0]["tags"] == ["synthesizer_name:single_hop"]
-    assert imp.cases[1]["expected"] == []  # a draft
+    assert imp.cases[1]["expected"] == []  # no chunk's text: the passage is kept as a quote
+    assert imp.cases[1]["evidence"] == ["un texto que no está en ningún chunk"]
     text = "\n".join(imp.notes)
     assert "`response` (1 row(s)) belongs to a run" in text
     assert "`retrieved_contexts` (1 row(s)) belongs to a run" in text
-    assert "contexts found in no chunk of the corpus: 1" in text
-    assert "1 case(s) without reference contexts: imported as drafts" in text
+    assert "contexts that are no chunk's whole text: imported as `evidence` quotes: 1" in text
+    assert "imported as drafts" not in text
     # without a corpus the texts cannot be mapped, and the report says how to fix it
     imp = read_import(p, "ragas")
     assert imp.cases[0]["expected"] == []

@@ -56,7 +56,10 @@ def test_parse_min(spec, want):
     [
         ("hit@5", "write METRIC=VALUE"),
         ("hti@3=0.5", "did you mean 'hit'"),
-        ("accuracy@3=0.5", "only hit, recall, precision, mrr take @k"),
+        (
+            "accuracy@3=0.5",
+            "only hit, recall, precision, mrr, doc_hit, doc_recall, doc_precision, doc_mrr take @k",
+        ),
         ("hit=1.5", "between 0 and 1"),
         ("hit=lots", "'lots' is not a number"),
     ],
@@ -120,7 +123,7 @@ def _doc(cases, gates=None, content_hash="h1"):
         cases=tuple(cases),
         settings=Settings(gates=gates or {}),
         content_hash=content_hash,
-        case_line=lambda cid: 10 + [c.id for c in cases].index(cid),
+        case_lines=lambda: {c.id: 10 + i for i, c in enumerate(cases)},
     )
 
 
@@ -358,3 +361,18 @@ def test_explain_says_where_to_look(record, case, want):
     from ragtriage.core.gate import explain
 
     assert explain(record, case, 3) == want
+
+
+def test_the_junit_serializer_writes_what_elementtree_writes():
+    import xml.etree.ElementTree as ET
+
+    from ragtriage.core.gate import _serialize as xml_text
+
+    root = ET.Element("testsuites", name='a"b&c<d>\te\nf')
+    suite = ET.SubElement(root, "testsuite", name="s")
+    ET.SubElement(suite, "testcase", name="garantía-1 & <x>").text = "line 1\nline & <2> \"q\""
+    ET.SubElement(suite, "testcase", name="empty")
+    f = ET.SubElement(ET.SubElement(suite, "testcase", name="t"), "failure", message="m\r\n")
+    f.text = "]]> text"
+    ET.indent(root)
+    assert xml_text(root) == ET.tostring(root, encoding="unicode")

@@ -344,7 +344,9 @@ def _digest(folder: Path) -> dict[str, str]:
     seen = {}
     for p in sorted(folder.rglob("*")):
         st = os.lstat(p)
-        if stat.S_ISREG(st.st_mode) and p.parent.name not in ("runs", "out"):
+        if stat.S_ISREG(st.st_mode) and not {"runs", "out", "cache", "jcache"} & set(
+            p.relative_to(folder).parts[:-1]
+        ):
             seen[str(p.relative_to(folder))] = hashlib.sha256(p.read_bytes()).hexdigest() + oct(st.st_mode)
         elif stat.S_ISLNK(st.st_mode):
             seen[str(p.relative_to(folder))] = "link->" + os.readlink(p)
@@ -540,20 +542,23 @@ def campaign(base: Path) -> list[dict]:
 
 # ------------------------------------------------------------------ the table
 
-COLUMNS = ("tried", "traceback", "hang", "wrong_exit", "modified", "leaks", "escapes")
+COLUMNS = ("tried", "traceback", "hang", "wrong_exit", "modified", "leaks", "wrong", "escapes")
+HEADS = ("tracebacks", "hangs", "wrong exit", "inputs modified or lost", "secrets leaked", "wrong numbers",
+         "markup or escapes executed")  # fmt: skip
 
 
-def totals(rows: list[dict]) -> dict[str, dict[str, int]]:
+def totals(rows: list[dict], key: str = "command") -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = {}
     for r in rows:
-        t = out.setdefault(r["command"], dict.fromkeys(COLUMNS, 0))
+        t = out.setdefault(r[key], dict.fromkeys(COLUMNS, 0))
         t["tried"] += 1
         t["traceback"] += r["traceback"]
         t["hang"] += r["hang"]
         t["wrong_exit"] += r["wrong_exit"]
         t["modified"] += bool(r["modified"])
         t["leaks"] += r["leaks"] > 0
-        t["escapes"] += r["escapes"] > 0
+        t["wrong"] += bool(r.get("wrong"))
+        t["escapes"] += r["escapes"] > 0 or bool(r.get("markup"))
     return out
 
 
@@ -561,45 +566,59 @@ def failing(rows: list[dict]) -> list[dict]:
     return [
         r
         for r in rows
-        if r["traceback"] or r["hang"] or r["wrong_exit"] or r["modified"] or r["leaks"] or r["escapes"]
+        if r["traceback"]
+        or r["hang"]
+        or r["wrong_exit"]
+        or r["modified"]
+        or r["leaks"]
+        or r["escapes"]
+        or r.get("markup")
+        or r.get("wrong")
     ]
 
 
-def worker(out: str) -> None:
+def worker(out: str, which: str = "all", src: str = "") -> None:
     import resource
 
     # an input that grows memory without bound (the old /dev/zero corpus, a huge sweep)
     # becomes a MemoryError, i.e. a traceback in the table, instead of the OOM killer
     resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+    rows = []
     with tempfile.TemporaryDirectory() as d:
-        rows = campaign(Path(d))
+        if which in ("all", "12"):
+            Path(d, "12").mkdir()
+            rows += campaign(Path(d) / "12")
+        if which in ("all", "19"):
+            sys.path.append(str(HERE.parents[2]))  # the tests; ragtriage stays the tree under test
+            from tests.hostile.campaign19 import campaign19
+
+            Path(d, "19").mkdir()
+            rows += campaign19(Path(d) / "19", Path(src or ROOT))
     Path(out).write_text(json.dumps(rows))
 
 
-def measure(src: Path) -> list[dict]:
+def measure(src: Path, which: str = "all") -> list[dict]:
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
         env = dict(os.environ, PYTHONPATH=str(src))
-        subprocess.run([sys.executable, str(HERE), "--worker", f.name], env=env, check=True, cwd=src)
+        subprocess.run(
+            [sys.executable, str(HERE), "--worker", f.name, which, str(src)], env=env, check=True, cwd=src
+        )
         return json.loads(Path(f.name).read_text())
 
 
-def table(results: dict[str, list[dict]]) -> str:
+def table(results: dict[str, list[dict]], key: str = "command") -> str:
     names = list(results)
-    per = {n: totals(rows) for n, rows in results.items()}
+    per = {n: totals(rows, key) for n, rows in results.items()}
     commands = sorted({c for t in per.values() for c in t})
-    head = "| command | inputs tried | " + " | ".join(
-        f"{col} ({n})"
-        for col in ("tracebacks", "hangs", "wrong exit", "inputs modified", "secrets leaked", "raw escapes")
-        for n in names
-    )
-    lines = [head + " |", "|" + "---|" * (2 + 6 * len(names))]
+    head = f"| {key} | inputs tried | " + " | ".join(f"{col} ({n})" for col in HEADS for n in names)
+    lines = [head + " |", "|" + "---|" * (2 + len(HEADS) * len(names))]
     for cmd in commands + ["all"]:
         if cmd == "all":
             t = {n: {k: sum(v[k] for v in per[n].values()) for k in COLUMNS} for n in names}
         else:
             t = {n: per[n].get(cmd, dict.fromkeys(COLUMNS, 0)) for n in names}
         cells = [str(t[names[-1]]["tried"])]
-        for col in ("traceback", "hang", "wrong_exit", "modified", "leaks", "escapes"):
+        for col in COLUMNS[1:]:
             cells += [str(t[n][col]) for n in names]
         lines.append(f"| {cmd} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -607,15 +626,16 @@ def table(results: dict[str, list[dict]]) -> str:
 
 def main(argv: list[str]) -> None:
     if argv[:1] == ["--worker"]:
-        worker(argv[1])
+        worker(*argv[1:])
         return
     show = "--list" in argv
-    srcs = [Path(a).resolve() for a in argv if a != "--list"] or [ROOT]
+    which = "19" if "--19" in argv else "12" if "--12" in argv else "all"
+    srcs = [Path(a).resolve() for a in argv if not a.startswith("--")] or [ROOT]
     results = {}
     for src in srcs:
         label = "before" if len(srcs) > 1 and src != srcs[-1] else "after" if len(srcs) > 1 else src.name
-        results[label] = measure(src)
-    print(table(results))
+        results[label] = measure(src, which)
+    print(table(results, "group" if which == "19" else "command"))
     if show:
         for label, rows in results.items():
             for r in failing(rows):

@@ -27,6 +27,19 @@ def test_the_whole_campaign_holds(tmp_path):
     assert bad == []
 
 
+def test_the_issue_19_campaign_holds(tmp_path):
+    """People's files as outputs, report structure, escapes on every CLI path, cache
+    forgery, special files, padded keys, signals on the CLI, concurrent writers."""
+    from tests.conftest import ROOT
+
+    from .campaign19 import campaign19
+
+    rows = campaign19(tmp_path, ROOT)
+    assert len(rows) > 120
+    bad = [(r["group"], r["name"], r["code"], r["modified"], r["err"][-200:]) for r in failing(rows)]
+    assert bad == []
+
+
 def test_stale_reads_chunks_as_validate_does(shop, tmp_path):
     """Issue 12 #20: `start: "10"` was refused by validate and accepted by stale."""
     corpus = tmp_path / "shop-es.chunks.jsonl"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import base64
 
+import pytest
+
 from tests.conftest import run_cli
 
 from .server import HostileServer, answer, chat
@@ -108,3 +110,57 @@ def test_redact_covers_the_forms_a_secret_travels_in(capsys):
         assert out.out == "echo ***\n" and out.err == "to stderr ***\n"
     finally:
         secrets.forget_all()
+
+
+def _echo_judge(req):
+    """The system (model m) and the judge (model j) both quote the Authorization header
+    back, stripped as servers do: in answers, verdict reasons and error bodies."""
+    import json
+
+    quoted = f"auth={req.headers.get('authorization')}"
+    if req.json.get("model") == "j":
+        verdict = {"supported": True, "correct": True, "reason": f"fine {quoted}"}
+        return [answer(chat(json.dumps(verdict)))]
+    if "devol" in req.body.decode(errors="replace"):
+        return [answer({"error": {"message": f"invalid key {quoted}"}}, "401 Unauthorized")]
+    return [answer(chat(f"Vale. {quoted}"))]
+
+
+@pytest.mark.parametrize("pad", ["\n", " ", "\t", "\r\n"], ids=repr)
+def test_a_key_with_whitespace_around_it_is_stripped_and_never_recorded(tmp_path, testset, pad):
+    """Issue 19 #8: `$OPENAI_API_KEY` from a CI secret store or a .env file often ends in a
+    newline. It was sent as it was; the server echoed the stripped form, which redact did
+    not know, into the run file, JUnit, markdown, --json and the judge cache."""
+    import os
+    from pathlib import Path
+
+    cache = Path(os.environ["RAGTRIAGE_CACHE_DIR"])
+    with HostileServer(_echo_judge) as srv:
+        system = f"openai:{srv.url('/v1')}#m"
+        judge = f"openai:{srv.url('/v1')}#j"
+        env = {"RT_KEY": KEY + pad, "GITHUB_STEP_SUMMARY": str(tmp_path / "step.md")}
+        common = ["--system", system, "--api-key-env", "RT_KEY", "--judge", judge, "--judge-key-env", "RT_KEY",
+                  "--retries", "0"]  # fmt: skip
+        run = run_cli(
+            "run", testset, *common, "--out", tmp_path / "run.jsonl", "--json", tmp_path / "s.json", env=env
+        )
+        check = run_cli(
+            "check", testset, *common, "--junit", tmp_path / "junit.xml", "--markdown", tmp_path / "step.md",
+            "--json", tmp_path / "check.json", "--out", tmp_path / "check.jsonl", env=env,
+        )  # fmt: skip
+        cal = run_cli(
+            "judge", testset, "--run", tmp_path / "run.jsonl", "--json", tmp_path / "cal.json", env=env
+        )
+        diff = run_cli(
+            "diff", tmp_path / "run.jsonl", tmp_path / "check.jsonl", "--markdown", tmp_path / "d.md"
+        )
+        sent = {r.headers.get("authorization") for r in srv.requests}
+    assert run.returncode == 0, run.stderr
+    assert check.returncode in (0, 1), check.stderr
+    assert sent == {f"Bearer {KEY}"}  # stripped before it was sent
+    leaks = _leaks(tmp_path, [run, check, cal, diff])
+    leaks += [f"cache {p.name}" for p in cache.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
+    assert leaks == []
+    assert run.stderr.count("the key had whitespace around it") == 1  # warned once, not per use
+    assert "fine auth=Bearer ***" in (tmp_path / "run.jsonl").read_text()  # the echo was recorded, blanked
+    assert any(cache.rglob("judge*.jsonl"))

@@ -20,7 +20,7 @@ from ..schema import CASE_FIELDS, LABEL_FIELDS, Case
 from ..text import fingerprint
 
 #: fields that hold lists of strings, in a case
-LIST_FIELDS = ("expected", "must_contain", "tags")
+LIST_FIELDS = ("expected", "expected_docs", "evidence", "must_contain", "tags")
 
 PathArg = str | PathLike[str]
 
@@ -301,9 +301,16 @@ def str_list(
 
 
 def contexts_to_ids(
-    texts: Sequence[str], ids_given: Sequence[str], matcher: TextMatcher, counters: Counter[str]
+    texts: Sequence[str],
+    ids_given: Sequence[str],
+    matcher: TextMatcher,
+    counters: Counter[str],
+    quotes: list[str] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
-    """Expected ids and {id: remembered text} from ragas/deepeval contexts."""
+    """Expected ids and {id: remembered text} from ragas/deepeval contexts; with a corpus, a
+    context that is no chunk's whole text goes to ``quotes`` (when given): an `evidence`
+    passage ragtriage looks for in the corpus itself (``validate`` shows where it resolves,
+    ``stale`` lists one found nowhere)."""
     labels: dict[str, str] = {}
     if ids_given:
         if texts and len(texts) == len(ids_given):
@@ -322,6 +329,9 @@ def contexts_to_ids(
                 counters["a context matches several chunks: the first one was taken"] += 1
         elif matcher.corpus_path is None:
             counters["contexts without chunk ids (give --corpus to find them by text)"] += 1
+        elif quotes is not None:
+            quotes.append(t)
+            counters["contexts that are no chunk's whole text: imported as `evidence` quotes"] += 1
         else:
             counters["contexts found in no chunk of the corpus"] += 1
     return expected, labels

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import Problem
+from ..escape import csv_cell, csv_uncell
 from ..schema import CASE_FIELDS, Case
 from .common import LIST_FIELDS, Ids, Imported, TextMatcher, dumps, validate
 
@@ -30,22 +31,33 @@ def _list_cell(values: Sequence[str]) -> str:
     return " | ".join(values) if plain else dumps(list(values))
 
 
-def export_csv(cases: Sequence[Case]) -> str:
+def export_csv(cases: Sequence[Case], raw: bool = False) -> str:
+    """The cases as CSV; a cell a spreadsheet would take as a formula (CWE-1236) gets a
+    leading ``'`` (:func:`~ragtriage.core.escape.csv_cell`) unless ``raw``."""
+    return export_csv_counted(cases, raw)[0]
+
+
+def export_csv_counted(cases: Sequence[Case], raw: bool = False) -> tuple[str, int]:
+    """:func:`export_csv`, and how many cells were (or with ``raw`` would be) neutralised."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CASE_FIELDS)
+    formulas = 0
     for c in cases:
         row = []
         for name in CASE_FIELDS:
             v = getattr(c, name)
             if name in LIST_FIELDS:
-                row.append(_list_cell(v))
+                cell = _list_cell(v)
             elif name == "unanswerable":
-                row.append("true" if v else "false")
+                cell = "true" if v else "false"
             else:
-                row.append("" if v is None else v)
+                cell = "" if v is None else v
+            safe = csv_cell(cell)
+            formulas += safe is not cell
+            row.append(cell if raw else safe)
         w.writerow(row)
-    return buf.getvalue()
+    return buf.getvalue(), formulas
 
 
 class _Row:
@@ -161,7 +173,11 @@ def import_csv(text: str, name: str, problems: list[Problem], matcher: TextMatch
                 Problem(name, line, f"{len(cells_in)} cells but the header has {len(header)} columns")
             )
             continue
-        cells = {c: (cells_in[i] if i < len(cells_in) else "") for c, i in cols.items() if c in CASE_FIELDS}
+        cells = {
+            c: csv_uncell(cells_in[i]) if i < len(cells_in) else ""
+            for c, i in cols.items()
+            if c in CASE_FIELDS
+        }  # a cell export neutralised against spreadsheet formulas ('=...) is read back as it was
         cid = cells.pop("id", "").strip() or None
         row = _Row(name, line, cid, problems)
         fields = {k: _cell_value(k, v, row) for k, v in cells.items()}

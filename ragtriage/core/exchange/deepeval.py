@@ -41,13 +41,17 @@ def _golden(c: Case, texts: Mapping[str, str]) -> dict[str, Any]:
     g: dict[str, Any] = {"input": c.question}
     if c.answer is not None:
         g["expected_output"] = c.answer
-    g["context"] = [texts[cid] for cid in c.expected if cid in texts]
+    g["context"] = [texts[cid] for cid in c.expected if cid in texts] if c.expected else list(c.evidence)
     if c.notes is not None:
         g["comments"] = c.notes
     meta: dict[str, Any] = {"id": c.id}
     if c.topic is not None:
         meta["topic"] = c.topic
     meta["expected"] = list(c.expected)
+    if c.expected_docs:
+        meta["expected_docs"] = list(c.expected_docs)
+    if c.evidence:
+        meta["evidence"] = list(c.evidence)
     if c.expect != "any":
         meta["expect"] = c.expect
     if c.must_contain:
@@ -183,8 +187,13 @@ def _case(
     if given is not None and not (isinstance(given, list) and all(isinstance(x, str) for x in given)):
         g.problem("must be a list of chunk ids", "additional_metadata.expected")
         return None
-    expected, labels = contexts_to_ids(texts, given or [], matcher, tally.counters)
+    quotes: list[str] = []
+    expected, labels = contexts_to_ids(
+        texts, given or [], matcher, tally.counters, None if "evidence" in fields else quotes
+    )
     fields["expected"] = expected
+    if quotes and not expected:
+        fields["evidence"] = list(dict.fromkeys(quotes))
     eo = g.string("expected_output")
     notes = g.notes_field()
     if not g.ok:
@@ -195,7 +204,12 @@ def _case(
             tally.references += 1
     if notes is not None:
         fields["notes"] = notes
-    if not expected and not fields.get("unanswerable"):
+    if (
+        not expected
+        and not fields.get("unanswerable")
+        and not fields.get("evidence")
+        and not fields.get("expected_docs")
+    ):
         tally.drafts += 1
     return fields, labels
 

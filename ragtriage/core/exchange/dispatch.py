@@ -12,11 +12,11 @@ from ..files import require_regular_file
 from ..records import CaseRecord
 from . import FORMATS
 from .common import SURROGATE, Imported, PathArg, Reader, TextMatcher, chunk_texts, has_surrogate
-from .csv import export_csv, import_csv
+from .csv import export_csv_counted, import_csv
 from .deepeval import export_deepeval, import_deepeval
 from .jsonl import export_jsonl, import_jsonl
 from .ragas import export_ragas, import_ragas, run_chunk_ids
-from .trec import export_qrels, import_trec
+from .trec import export_qrels, import_trec, import_trec_docs
 
 READERS: dict[str, Reader] = {
     "jsonl": import_jsonl,
@@ -34,12 +34,17 @@ def export_testset(
     corpus_path: PathArg | None = None,
     run: Mapping[str, CaseRecord] | None = None,
     k: int | None = None,
+    level: str = "chunk",
+    *,
+    csv_raw: bool = False,
 ) -> tuple[str, list[str]]:
     """Render a loaded test set (``doc.cases``, ``doc.labels``, ``doc.corpus_path``) in ``fmt``.
 
     ``run`` (case id -> run record) is for ``ragas``: the samples then carry what the
-    system retrieved and answered (its first ``k`` ranked chunks). Returns the text and
-    notes about what the format could not carry."""
+    system retrieved and answered (its first ``k`` ranked chunks); ``level`` is for ``trec``:
+    ``doc`` writes document qrels from ``expected_docs``. ``csv_raw``: csv cells exactly as the
+    values are, even those a spreadsheet would run as a formula. Returns the text and notes
+    about what the format could not carry."""
     cases = list(doc.cases)
     labels = doc.labels or {}
     if corpus_path is None:
@@ -47,9 +52,19 @@ def export_testset(
     if fmt == "jsonl":
         return export_jsonl(cases, labels), []
     if fmt == "csv":
-        return export_csv(cases), ["csv carries no labels (remembered chunk texts); use jsonl to keep them"]
+        text, formulas = export_csv_counted(cases, raw=csv_raw)
+        notes = ["csv carries no labels (remembered chunk texts); use jsonl to keep them"]
+        if formulas:
+            notes.append(
+                f"{formulas} cell(s) starting with = + - @ written with a leading ' so a spreadsheet shows "
+                "them as text, not as a formula (ragtriage import reads them back exactly; --csv-raw "
+                "writes them as they are)"
+                if not csv_raw
+                else f"{formulas} cell(s) start with = + - @: a spreadsheet may run them as formulas (--csv-raw)"
+            )
+        return text, notes
     if fmt == "trec":
-        return export_qrels(cases)
+        return export_qrels(cases, level)
     ids = {cid for c in cases for cid in c.expected}
     if run is not None:
         ids |= run_chunk_ids(run.values(), k)
@@ -63,7 +78,9 @@ def export_testset(
     return text, notes + more
 
 
-def read_import(path: PathArg, fmt: str, corpus_path: PathArg | None = None) -> Imported:
+def read_import(
+    path: PathArg, fmt: str, corpus_path: PathArg | None = None, level: str = "chunk"
+) -> Imported:
     """Read ``path`` in ``fmt``; raise :class:`InputError` with every problem, located."""
     p = Path(path)
     name = str(path)
@@ -83,7 +100,8 @@ def read_import(path: PathArg, fmt: str, corpus_path: PathArg | None = None) -> 
     if fmt not in READERS:
         raise ValueError(f"unknown format {fmt!r}")
     problems: list[Problem] = []
-    result = READERS[fmt](text, name, problems, TextMatcher(corpus_path))
+    reader = import_trec_docs if fmt == "trec" and level == "doc" else READERS[fmt]
+    result = reader(text, name, problems, TextMatcher(corpus_path))
     problems += [
         Problem(name, None, SURROGATE, field=f"labels.{cid}")
         for cid, label in result.labels.items()

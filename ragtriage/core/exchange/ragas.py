@@ -38,6 +38,10 @@ def _sample(c: Case, texts: Mapping[str, str]) -> dict[str, Any]:
     row: dict[str, Any] = {"user_input": c.question}
     if c.answer is not None:
         row["reference"] = c.answer
+    if not c.expected and c.evidence:  # the passages themselves: ragas compares contexts by text
+        row["reference_contexts"] = list(c.evidence)
+        row["reference_context_ids"] = []
+        return row
     row["reference_contexts"] = [texts[cid] for cid in ids]
     row["reference_context_ids"] = ids
     return row
@@ -72,6 +76,10 @@ def export_ragas(
             "topic": lambda c: c.topic,
             "must_contain": lambda c: c.must_contain,
             "expect: all": lambda c: c.expect == "all",
+            "expected_docs (ragas has no document gold)": lambda c: c.expected_docs,
+            "evidence beside expected (the chunks' texts are the contexts)": lambda c: (
+                c.expected and c.evidence
+            ),
             "unanswerable": lambda c: c.unanswerable,
             "tags": lambda c: c.tags,
             "notes": lambda c: c.notes,
@@ -135,8 +143,11 @@ def import_ragas(text: str, name: str, problems: list[Problem], matcher: TextMat
         given = str_list(obj.get("reference_context_ids"), name, line, cid, "reference_context_ids", problems)
         if texts is None or given is None:
             continue
-        expected, labels = contexts_to_ids(texts, given, matcher, counters)
+        quotes: list[str] = []
+        expected, labels = contexts_to_ids(texts, given, matcher, counters, quotes)
         fields: dict[str, Any] = {"id": cid, "question": q, "expected": expected}
+        if quotes and not expected:
+            fields["evidence"] = list(dict.fromkeys(quotes))
         ref = obj.get("reference")
         if ref is not None:
             if not isinstance(ref, str):
@@ -147,7 +158,7 @@ def import_ragas(text: str, name: str, problems: list[Problem], matcher: TextMat
         tags = [f"{k}:{obj[k]}" for k in RAGAS_TAG_FIELDS if isinstance(obj.get(k), str) and obj[k].strip()]
         if tags:
             fields["tags"] = [re.sub(r"\s+", "_", t) for t in tags]
-        if not expected:
+        if not expected and not fields.get("evidence"):
             drafts += 1
         case = validate(fields, name, line, problems)
         if case is not None:

@@ -41,21 +41,37 @@ def untrec_id(column: str) -> str:
     )
 
 
-def export_qrels(cases: Sequence[Case]) -> tuple[str, list[str]]:
-    """Qrels from the expected chunks (case and chunk ids never hold whitespace: the schema refuses it)."""
+def export_qrels(cases: Sequence[Case], level: str = "chunk") -> tuple[str, list[str]]:
+    """Qrels from the expected chunks, or with ``level="doc"`` from the expected documents
+    (``expected_docs``; a document name may hold whitespace: escaped as :func:`trec_id` says)."""
     lines = []
+    doc = level == "doc"
     for c in cases:  # (escaped as the run is, so a qrel and its ranked id stay equal)
-        for cid in c.expected:
+        for cid in c.expected_docs if doc else c.expected:
             lines.append(f"{trec_id(c.id)} 0 {trec_id(cid)} 1")
     checks = {
         "unanswerable cases": lambda c: c.unanswerable,
         "unlabelled cases": lambda c: c.unlabelled,
         "questions": lambda c: True,
     }
+    if doc:
+        checks["cases without expected_docs (chunk or quote gold only)"] = lambda c: (
+            not c.unanswerable and not c.expected_docs
+        )
+    else:
+        checks["expected_docs (use --level doc for document qrels)"] = lambda c: c.expected_docs
+        checks["evidence quotes (resolved by ragtriage, not by trec_eval)"] = lambda c: (
+            c.evidence and not c.expected
+        )
     return "".join(line + "\n" for line in lines), dropped("TREC qrels", cases, checks)
 
 
-def export_trec_run(run_cases: Iterable[Mapping[str, Any]], tag: str = "ragtriage") -> str:
+NO_DOC_PREFIX = "ragtriage:no-doc:"
+
+
+def export_trec_run(
+    run_cases: Iterable[Mapping[str, Any]], tag: str = "ragtriage", level: str = "chunk"
+) -> str:
     """A TREC run file (``qid Q0 docid rank score tag``) from a run's case records.
 
     trec_eval re-sorts by score; the scores written are the rank reversed
@@ -70,6 +86,9 @@ def export_trec_run(run_cases: Iterable[Mapping[str, Any]], tag: str = "ragtriag
     for rec in run_cases:
         qid = trec_id(rec.get("id"))
         ranking = rec.get("ranking") or []
+        if level == "doc":  # the document ranking ragtriage scored; a chunk without doc: a place
+            ranking = [d if isinstance(d, str) else f"{NO_DOC_PREFIX}{i + 1}"
+                       for i, d in enumerate(rec.get("doc_ranking") or [])]  # fmt: skip
         if not _plain(ranking):
             ranking = [trec_id(d) for d in ranking]
         seen = set()
@@ -101,7 +120,14 @@ def _grade(text: str) -> float | None:
         return None
 
 
-def import_trec(text: str, name: str, problems: list[Problem], matcher: TextMatcher) -> Imported:
+def import_trec_docs(text: str, name: str, problems: list[Problem], matcher: TextMatcher) -> Imported:
+    """Document qrels (``--level doc``): each relevant docid is an expected document."""
+    return import_trec(text, name, problems, matcher, level="doc")
+
+
+def import_trec(
+    text: str, name: str, problems: list[Problem], matcher: TextMatcher, level: str = "chunk"
+) -> Imported:
     res = Imported()
     rel: dict[str, list[str]] = {}  # in file order
     first_line: dict[str, int] = {}
@@ -134,11 +160,15 @@ def import_trec(text: str, name: str, problems: list[Problem], matcher: TextMatc
             first_line[qid] = lineno
         if g <= 0:
             zero += 1
-        elif docid not in rel[qid]:
-            rel[qid].append(docid)
+        else:
+            if level == "doc":  # a document name may hold whitespace: export escaped it
+                docid = untrec_id(docid)
+            if docid not in rel[qid]:
+                rel[qid].append(docid)
     unans = 0
     for qid, expected in rel.items():
-        fields: dict[str, Any] = {"id": qid, "question": QUESTION_PLACEHOLDER, "expected": expected}
+        gold = "expected_docs" if level == "doc" else "expected"
+        fields: dict[str, Any] = {"id": qid, "question": QUESTION_PLACEHOLDER, gold: expected}
         if not expected:
             fields["unanswerable"] = True  # judged, and nothing relevant
             unans += 1

@@ -22,6 +22,10 @@ LABELS = {
     "recall": "recall@k",
     "precision": "precision@k",
     "mrr": "mrr@k",
+    "doc_hit": "document found (doc_hit@k, k documents)",
+    "doc_recall": "doc_recall@k",
+    "doc_precision": "doc_precision@k",
+    "doc_mrr": "doc_mrr@k",
     "supported": "supported",
     "faithfulness": "faithfulness",
     "accuracy": "correct (accuracy)",
@@ -43,7 +47,8 @@ def _denominators(s: Mapping[str, Any]) -> dict[str, int]:
     scored = s.get("n", 0) - s.get("unlabelled", 0) - s.get("errors", 0)
     ans = s.get("answerable", 0)
     return {
-        **dict.fromkeys(("hit", "recall", "precision", "mrr"), ans),
+        **dict.fromkeys(("hit", "recall", "precision", "mrr"), s.get("with_chunks", ans)),
+        **dict.fromkeys(("doc_hit", "doc_recall", "doc_precision", "doc_mrr"), s.get("with_docs", 0)),
         **dict.fromkeys(("supported", "accuracy", "coverage"), scored),
         "faithfulness": s.get("answered", 0),
         "unknown_abstention": scored - ans,
@@ -184,11 +189,11 @@ def _summary(d: ReportData) -> str:
     dens = _denominators(s)
     out = ['<section id="summary"><h2>Summary</h2><table><tr><th>measure</th><th class=num>value</th>'
            "<th>95 % interval</th><th></th><th class=num>n</th><th>interval by</th></tr>"]  # fmt: skip
+    docs = ("doc_hit", "doc_recall", "doc_mrr", "doc_precision") if "doc_hit" in s else ()
+    chunks = ("hit", "recall", "mrr", "precision") if s.get("with_chunks") != 0 else ()
     for m in (
-        "hit",
-        "recall",
-        "mrr",
-        "precision",
+        *chunks,
+        *docs,
         "supported",
         "faithfulness",
         "accuracy",
@@ -342,6 +347,33 @@ def _expected(d: ReportData, r: Mapping[str, Any]) -> str:
     return f"<p><b>expected{all_}:</b></p><ul>{''.join(items)}</ul>"
 
 
+def _documents(r: Mapping[str, Any], k: int) -> str:
+    """The expected documents and where each came in the document ranking, and the quotes."""
+    out = []
+    want = list(r.get("expected_docs") or ())
+    if want:
+        ranked = list(r.get("doc_ranking") or ())
+        items = []
+        for d in want:
+            rank = ranked.index(d) + 1 if d in ranked else 0
+            where = (
+                f"document rank {rank}" + (f", outside k = {k}" if rank > k else "")
+                if rank
+                else "not retrieved"
+            )
+            items.append(f"<li><code>{e(d)}</code> — {where}</li>")
+        all_ = " (all of them)" if r.get("expect") == "all" else ""
+        out.append(f"<p><b>expected documents{all_}:</b></p><ul>{''.join(items)}</ul>")
+    quotes = [q for q in r.get("evidence") or () if isinstance(q, dict)]
+    if quotes:
+        items = []
+        for q in quotes:
+            chunks = ", ".join(f"<code>{e(c)}</code>" for c in q.get("chunks") or ()) or "no chunk"
+            items.append(f"<li>“{e(str(q.get('quote')))}” — {e(str(q.get('status')))}: {chunks}</li>")
+        out.append(f"<p><b>evidence:</b></p><ul>{''.join(items)}</ul>")
+    return "".join(out)
+
+
 def _case(d: ReportData, r: Mapping[str, Any]) -> str:
     cid = r["id"]
     tags = [visible(t) for t in d.tags_of.get(cid, [])]
@@ -364,6 +396,7 @@ def _case(d: ReportData, r: Mapping[str, Any]) -> str:
         + (f'<p class="tag-bad">error: {e(r.get("error"))}</p>' if r.get("error") else "")
         + judge
         + _expected(d, r)
+        + _documents(r, d.result.k)
         + f"<p><b>top {d.result.k}:</b></p>"
         + _ranking(d, r)
         + "</article>"

@@ -12,7 +12,6 @@ redacted, so a server echoing it back never puts it in a run file.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from ..errors import InputError, Problem
 from ..systems import CaseError
 from ..systems.http import parse_answer, request_json
 from ..systems.wire import HttpPool
-from .cache import JudgeCache, cache_key, default_cache_path
+from .cache import JudgeCache, cache_key, default_cache_path, unusable
 from .prompts import PROMPT_VERSION, build_messages, prompt_language, reference_text
 from .reply import ReplyError, parse_verdict
 
@@ -119,14 +118,24 @@ class Judge:
         self.spec = f"openai:{secrets.strip_userinfo(self.base)}#{self.model}"
         self.url = self.base + "/chat/completions"
         self.api_key_env = api_key_env
-        self._key = os.environ.get(api_key_env) or None
-        secrets.register(self._key)
+        self._key, key_warning = secrets.key_from_env(api_key_env)  # stripped; every form redacted
+        self.warnings = (
+            [Problem("--judge-key-env", None, key_warning, severity="warning")] if key_warning else []
+        )
         self.timeout = timeout
         self.retries = retries
         self.concurrency = max(1, concurrency)
         self.backoff = backoff
         path = default_cache_path() if cache_path == "default" else cache_path
         self._cache_path = Path(path) if path is not None else None
+        why = unusable(self._cache_path)
+        if why:
+            self.warnings.append(Problem(str(self._cache_path), None, why, severity="warning"))
+            self._cache_path = None
+        # what a verdict depends on besides the case: where it is asked, which model, and the
+        # sampling settings (temperature 0, see _call); two endpoints serving a model of
+        # the same name are two judges
+        self.identity = f"{secrets.strip_userinfo(self.base)}#{self.model}#t=0"
         self._cache: JudgeCache | None = None
         self.pending: list[Ask] = []  # cases with no cached verdict, for ask_pending
         self._memo: dict[str, str] = {}  # chunk text -> digest, for the cache keys
@@ -168,7 +177,7 @@ class Judge:
         question = rec.get("question") or getattr(case, "question", "")
         if type(question) is not str:
             question = str(question)
-        key = cache_key(self.model, f"{PROMPT_VERSION}/{lang}", question, answer, texts, ref, memo)
+        key = cache_key(self.identity, f"{PROMPT_VERSION}/{lang}", question, answer, texts, ref, memo)
         return Ask(rec, key, lang, question, answer, sources, ref)
 
     def plan(

@@ -16,7 +16,9 @@ in UTC (``…T09:00:00-05:00`` is after ``…T10:00:00Z``), never as strings —
 equal times the later line. A grade whose ``when`` is empty or not an ISO-8601
 time is kept, ordered before every dated one, with a warning; a time without a
 zone is read as UTC. Git conflict markers and cut-off lines are skipped with a
-warning, never fatal.
+warning, never fatal. A grades file that is not a regular file (a FIFO, a
+link to ``/dev/zero``) or is larger than :data:`MAX_BYTES` is not read: an
+error-severity problem says so (``check`` and ``judge`` then exit 2).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import orjson
 
 from ..clock import utc_now
 from ..errors import InputError, Problem
-from ..files import append_line
+from ..files import append_line, read_bounded, require_regular_file
 from ..text import fingerprint
 
 _MARKERS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
@@ -107,6 +109,7 @@ def make_grade(
 def append_grade(path: str | os.PathLike[str], grade: Grade) -> None:
     """Add one line to the grades file (created when missing); never rewrites it."""
     p = Path(path)
+    require_regular_file(p, "grades file")  # appending to a FIFO would block forever
     try:
         append_line(p, orjson.dumps(grade.to_json(), option=orjson.OPT_APPEND_NEWLINE))
     except OSError as e:
@@ -132,6 +135,9 @@ def _grade(obj: Any) -> Grade | str:
         return "prompt_ids: expected a list of chunk ids"
     by, when = obj.get("by"), obj.get("when")
     return Grade(case, sha, tuple(ids), sup, cor, str(by or ""), str(when or ""))
+
+
+MAX_BYTES = 256 << 20  # about a million grades
 
 
 def when_utc(when: str) -> datetime | None:
@@ -163,9 +169,14 @@ def read_grades(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Grade], l
     warnings: list[Problem] = []
     for path in paths:
         p = Path(path)
-        if not p.is_file():
+        try:
+            data = read_bounded(p, MAX_BYTES, "grades file")
+        except InputError as e:  # a FIFO, a device, a link loop, a huge file: said, not read
+            warnings += [Problem(x.file, x.line, x.message, severity="error") for x in e.problems]
             continue
-        for lineno, raw in enumerate(p.read_bytes().splitlines(), 1):
+        if data is None:
+            continue
+        for lineno, raw in enumerate(data.splitlines(), 1):
             if not raw.strip():
                 continue
             if raw.startswith(_MARKERS):

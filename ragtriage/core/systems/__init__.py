@@ -29,6 +29,7 @@ RESULT_TYPES = {
     "scores": "a list of numbers",
     "answer": "a string or null",
     "prompt_ids": "a list of chunk ids",
+    "docs": "a list of document names (or null), one per ranked chunk",
     "supported": "true or false",
     "tokens": "a whole number",
     "latency_ms": "a number",
@@ -171,8 +172,13 @@ def _is_scores(v) -> bool:
 _isfinite = math.isfinite
 
 
+def _is_doc_list(v) -> bool:
+    return type(v) is list and all(x is None or type(x) is str for x in v)
+
+
 _CHECKS = {
     "ranking": _is_id_list,
+    "docs": _is_doc_list,
     "prompt_ids": _is_id_list,
     "scores": _is_scores,
     "answer": lambda x: type(x) is str,
@@ -214,6 +220,12 @@ def coerce_result(obj) -> dict:
         raise ValueError(
             f"scores: {len(sc)} scores for {len(out.get('ranking') or [])} ranked chunks "
             "(must be the same length)"
+        )
+    dc = out.get("docs")
+    if dc is not None and out.get("ranking") and len(dc) != len(out["ranking"]):
+        raise ValueError(
+            f"docs: {len(dc)} documents for {len(out['ranking'])} ranked chunks "
+            "(one per ranked chunk, null where it is not known)"
         )
     return out
 
@@ -264,7 +276,13 @@ def make_system(spec: object, ctx: Context, **options):
     if spec.startswith("python:"):
         from .python import PythonSystem
 
-        return PythonSystem(spec[len("python:") :], ctx, workers=options.get("concurrency") or 8)
+        return PythonSystem(
+            spec[len("python:") :],
+            ctx,
+            workers=options.get("concurrency") or 8,
+            executor=options.get("executor") or "thread",
+            ray_address=options.get("ray_address"),
+        )
     if spec.startswith(("http://", "https://")):
         from .http import HttpSystem
 

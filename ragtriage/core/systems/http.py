@@ -34,6 +34,11 @@ def parse_answer(status: int, content: bytes, what: str, retry_after: float | No
         )
     if 300 <= status < 400:
         raise CaseError(f"{what} answered HTTP {status} (a redirect): give the final URL")
+    if content[:2] == b"\x1f\x8b":  # what a server sends with Content-Encoding: gzip, never asked for
+        raise CaseError(
+            f"{what} answered gzip-compressed bytes, not JSON (ragtriage does not ask for compression: "
+            "is a proxy or the server compressing unasked?)"
+        )
     try:
         obj = orjson.loads(content)
     except orjson.JSONDecodeError:

@@ -10,7 +10,6 @@ printed, logged or written to the run file (the spec recorded is the URL#MODEL).
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import orjson
 
@@ -66,8 +65,7 @@ class OpenAISystem:
         self.ctx = ctx
         self.timeout = timeout
         self.api_key_env = api_key_env
-        self._key = os.environ.get(api_key_env) or None
-        secrets.register(self._key)
+        self._key, key_warning = secrets.key_from_env(api_key_env)  # stripped; every form redacted
         try:
             self.retriever = make_system(retriever or "builtin", ctx, timeout=timeout)
         except InputError as e:  # the spec came from --retriever: say so
@@ -78,6 +76,8 @@ class OpenAISystem:
                 ]
             ) from None
         self.warnings = list(getattr(self.retriever, "warnings", []))
+        if key_warning:
+            self.warnings.append(Problem("--api-key-env", None, key_warning, severity="warning"))
         self._pool: HttpPool | None = None
 
     def prepare(self) -> None:

@@ -22,11 +22,16 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
+from typing import TYPE_CHECKING
 
 import orjson
 
 from ..errors import InputError, Problem
 from . import CaseError, Context, coerce_result
+
+if TYPE_CHECKING:
+    from .executors import ProcessExecutor
+    from .ray_executor import RayExecutor
 
 
 def spec_of(obj: object) -> str:
@@ -169,74 +174,86 @@ class SystemLoop:
             self.loop.call_soon_threadsafe(self.loop.stop)
 
 
-class PythonSystem:
-    def __init__(self, target: str, ctx: Context, workers: int = 8):
-        spec = f"python:{target}"
-        mod_name, sep, attr = target.rpartition(":")
-        if not sep or not mod_name or not attr:
-            raise InputError(
-                Problem("--system", None, f"{spec}: expected python:MODULE:ATTR, e.g. python:my_rag:answer")
-            )
-        cwd = os.getcwd()
-        if cwd not in sys.path:
-            sys.path.insert(0, cwd)
-        try:
-            obj = importlib.import_module(mod_name)
-        except Exception as e:  # the user's import failed: say so, no traceback
-            raise InputError(
-                Problem("--system", None, f"{spec}: {import_failure(mod_name, e, cwd)}")
-            ) from None
-        for part in attr.split("."):
-            try:
-                obj = getattr(obj, part)
-            except AttributeError:
-                raise InputError(
-                    Problem("--system", None, f"{spec}: {mod_name!r} has no attribute {attr!r}")
-                ) from None
-        self._take(obj, spec, attr.rpartition(".")[2], workers)
-
-    @classmethod
-    def of(cls, obj: object, workers: int = 8) -> PythonSystem:
-        """A system from a callable given directly (``ragtriage.evaluate(ts, system=answer)``)."""
-        self = cls.__new__(cls)
-        name = getattr(obj, "__name__", None) or type(obj).__name__
-        self._take(obj, spec_of(obj), name, workers)
-        return self
-
-    def _take(self, obj: object, spec: str, name: str, workers: int) -> None:
-        self.spec = spec
-        self.warnings: list = []
-        check_callable(obj, name, spec)
-        self.func: Callable = obj  # type: ignore[assignment]
-        self.is_async = inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(
-            type(obj).__call__ if callable(obj) else None
+def load_callable(target: str):
+    """``(callable, is_async)`` named by ``MODULE:ATTR``, checked to be callable as
+    ``f(question, k)``; :class:`InputError` with a message for people. The current
+    directory is importable, as with ``python -m``."""
+    spec = f"python:{target}"
+    mod_name, sep, attr = target.rpartition(":")
+    if not sep or not mod_name or not attr:
+        raise InputError(
+            Problem("--system", None, f"{spec}: expected python:MODULE:ATTR, e.g. python:my_rag:answer")
         )
-        self.workers = max(1, workers)
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        obj = importlib.import_module(mod_name)
+    except BaseException as e:  # the user's import failed (or exited): say so, no traceback
+        raise InputError(Problem("--system", None, f"{spec}: {import_failure(mod_name, e, cwd)}")) from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise InputError(
+                Problem("--system", None, f"{spec}: {mod_name!r} has no attribute {attr!r}")
+            ) from None
+    check_callable(obj, attr.rpartition(".")[2], spec)
+    return obj, _is_async(obj)
+
+
+def _is_async(obj) -> bool:
+    return inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(
+        type(obj).__call__ if callable(obj) else None
+    )
+
+
+def checked(out, spec: str, max_body: int) -> bytes:
+    """A system's return value as the JSON of a §3 result; CaseError when it is not one, or
+    when it is larger than the answer limit of ``http:`` (``--max-response-mb``)."""
+    try:
+        res = coerce_result(out)
+        body = orjson.dumps(res)  # what the run file cannot hold is this case's error, not a crash later
+    except ValueError as e:
+        raise CaseError(f"bad result from {spec}: {e}") from None
+    except TypeError as e:  # orjson.JSONEncodeError: a lone surrogate, an int over 64 bits, an object
+        raise CaseError(f"bad result from {spec}: cannot be written as JSON ({e})") from None
+    if len(body) > max_body:
+        raise CaseError(
+            f"bad result from {spec}: {len(body) / (1 << 20):.1f} MB, over the {max_body / (1 << 20):g} MB "
+            "answer limit (--max-response-mb)"
+        )
+    return body
+
+
+class ThreadExecutor:
+    """Calls in this process: a sync callable on daemon threads, an async one on its own
+    loop (``--executor thread``, and the API's default)."""
+
+    name = "thread"
+
+    def __init__(self, func, spec: str):
+        self.func = func
+        self.spec = spec
+        self.is_async = _is_async(func)
         self._pool: DaemonPool | None = None
         self._loop: SystemLoop | None = None
 
-    def prepare(self) -> None:
-        pass
+    async def call(self, question: str, k: int) -> dict:
+        from .wire import max_body
 
-    async def ask(self, case, k: int) -> dict:
         if self.is_async:
             if self._loop is None:
                 self._loop = SystemLoop()
-            out = await asyncio.wrap_future(self._loop.submit(self._call_async(case.question, k)))
+            out = await asyncio.wrap_future(self._loop.submit(self._call_async(question, k)))
         else:
             if self._pool is None:  # as many threads as calls in flight (asyncio's default pool has ~6)
                 self._pool = DaemonPool("ragtriage-system")
-            out = await asyncio.wrap_future(self._pool.submit(self.func, case.question, k))
+            out = await asyncio.wrap_future(self._pool.submit(self.func, question, k))
             if inspect.isawaitable(out):
                 out = await out
-        try:
-            res = coerce_result(out)
-            orjson.dumps(res)  # what the run file cannot hold is this case's error, not a crash later
-        except ValueError as e:
-            raise CaseError(f"bad result from {self.spec}: {e}") from None
-        except TypeError as e:  # orjson.JSONEncodeError: a lone surrogate, an int over 64 bits, an object
-            raise CaseError(f"bad result from {self.spec}: cannot be written as JSON ({e})") from None
-        return res
+        checked(out, self.spec, max_body())
+        return coerce_result(out)
 
     async def _call_async(self, question: str, k: int):
         try:
@@ -248,9 +265,6 @@ class PythonSystem:
                 f"the system raised {type(e).__name__}: {e}"
             ) from None  # SystemExit: not the run's end
 
-    def estimate_tokens(self, case, k: int) -> int:
-        return 0
-
     async def aclose(self) -> None:
         if self._pool is not None:
             self._pool.shutdown()
@@ -258,3 +272,65 @@ class PythonSystem:
         if self._loop is not None:
             self._loop.stop()
             self._loop = None
+
+
+EXECUTORS = ("process", "thread", "ray")
+
+
+class PythonSystem:
+    """``python:MODULE:ATTR`` through one of the executors: ``thread`` (this process),
+    ``process`` (a worker process: a system that exits or crashes is that case's error)
+    or ``ray`` (Ray tasks on a local Ray or a cluster). :meth:`of`: a callable given
+    directly (the API, a notebook), always called in this process."""
+
+    def __init__(
+        self,
+        target: str,
+        ctx: Context,
+        workers: int = 8,
+        *,
+        executor: str = "thread",
+        ray_address: str | None = None,
+    ):
+        self.spec = f"python:{target}"
+        self.warnings: list = []
+        self.workers = max(1, workers)
+        if executor not in EXECUTORS:
+            raise InputError(Problem("--executor", None, f"{executor!r}: one of {', '.join(EXECUTORS)}"))
+        self.executor: ThreadExecutor | ProcessExecutor | RayExecutor
+        if executor == "thread":
+            self.func, _ = load_callable(target)
+            self.executor = ThreadExecutor(self.func, self.spec)
+        elif executor == "process":
+            from .executors import ProcessExecutor
+
+            self.executor = ProcessExecutor(target, self.spec)
+        else:
+            from .ray_executor import RayExecutor
+
+            self.executor = RayExecutor(target, self.spec, address=ray_address, concurrency=self.workers)
+
+    @classmethod
+    def of(cls, obj: object, workers: int = 8) -> PythonSystem:
+        """A system from a callable given directly (``ragtriage.evaluate(ts, system=answer)``)."""
+        self = cls.__new__(cls)
+        name = getattr(obj, "__name__", None) or type(obj).__name__
+        self.spec = spec_of(obj)
+        self.warnings = []
+        self.workers = max(1, workers)
+        check_callable(obj, name, self.spec)
+        self.func = obj
+        self.executor = ThreadExecutor(obj, self.spec)
+        return self
+
+    def prepare(self) -> None:
+        pass
+
+    async def ask(self, case, k: int) -> dict:
+        return await self.executor.call(case.question, k)
+
+    def estimate_tokens(self, case, k: int) -> int:
+        return 0
+
+    async def aclose(self) -> None:
+        await self.executor.aclose()

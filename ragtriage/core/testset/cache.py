@@ -1,8 +1,13 @@
 """The reopen cache: the parsed pieces of a test set, keyed by the bytes on disk.
 
 Reopening an unchanged file reads a marshal blob of its regions instead of
-parsing the YAML again. The key is the content hash of the file's bytes, so a
-cache entry can only ever serve the text those bytes say.
+parsing the YAML again. The entry is named by the content hash of the file's
+bytes, and carries a keyed MAC (:mod:`ragtriage.core.cachekey`) over that hash and
+the blob: an entry this user's ragtriage did not write (a CI cache from another
+branch, a forged file that drops ``gates`` or changes ``expected``) fails the MAC
+and is ignored before anything in it is unmarshalled, so a cache can only ever
+serve what parsing those very bytes gave. A cache file that is not a regular
+file, or is too big, is ignored the same way (and replaced by the next write).
 """
 
 from __future__ import annotations
@@ -18,13 +23,18 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
+from .. import cachekey
+from ..errors import InputError
+from ..files import read_bounded
 from ..schema import Case, Label, Settings
 from .regions import Coll, Item, Region
 
 if TYPE_CHECKING:
     from .document import TestSetDocument
 
-CACHE_FORMAT = 4  # 4: anchors and aliases refused; entries checked against the file's text
+CACHE_FORMAT = 5  # 5: a keyed MAC before the blob; 4: anchors and aliases refused
+MAGIC = b"RTC5"
+MAX_CACHE_BYTES = 1 << 30  # no test set (40 MB at most) makes a bigger entry
 PENDING: weakref.WeakSet[TestSetDocument] = weakref.WeakSet()
 
 
@@ -128,10 +138,13 @@ def write_cache(digest: str, path: Path, doc: Cached) -> None:
         blob = marshal.dumps(
             (CACHE_FORMAT, where, doc.bom, doc.crlf, doc.raw_settings, doc.list_style, regions)
         )
+        tag = cachekey.mac(digest.encode(), blob)
+        if tag is None:
+            return  # no key to sign it with: nothing is cached
         d = cache_dir()
         d.mkdir(parents=True, exist_ok=True)
         tmp = d / f".{digest}.{os.getpid()}.tmp"
-        tmp.write_bytes(blob)
+        tmp.write_bytes(MAGIC + tag + blob)
         os.replace(tmp, cache_path(digest))
     except (OSError, ValueError):
         return  # a cache is a convenience
@@ -167,9 +180,15 @@ def prune(keep: int = MAX_ENTRIES, tmp_age: float = 3600.0) -> None:
 
 def read_cache(digest: str) -> Cached | None:
     try:
-        blob = cache_path(digest).read_bytes()
-    except OSError:
+        data = read_bounded(cache_path(digest), MAX_CACHE_BYTES, "cache entry")
+    except InputError:  # a FIFO, a device, a huge file where an entry should be: not read
         return None
+    if data is None or not data.startswith(MAGIC):
+        return None
+    head = len(MAGIC) + cachekey.MAC_BYTES
+    blob = memoryview(data)[head:]
+    if not cachekey.verify(data[len(MAGIC) : head], digest.encode(), blob):
+        return None  # not written by this user's ragtriage for these bytes: never unmarshalled
     was = gc.isenabled()
     gc.disable()
     try:

@@ -30,14 +30,14 @@ from pydantic import ValidationError
 
 from .. import yamltext as yt
 from ..clock import utc_now
-from ..errors import ConflictError, Problem, TestSetError
-from ..files import atomic_write
+from ..errors import Problem, TestSetError
 from ..schema import CASE_FIELDS, LABEL_FIELDS, Case, Label, Settings
 from . import cache as _cache
 from . import history as _history
 from . import labels as _labels
 from . import ondisk as _ondisk
 from . import regions as _regions
+from . import saving as _saving
 from .reader import LIST_FIELDS, Reader, decode, error_message, size_problem, suggest
 from .regions import Coll, Item, Region
 from .render import UnwritableText, check_entry, edit_entry, render_case, render_label, surrogate_problems
@@ -101,7 +101,9 @@ class TestSetDocument:
             raise TestSetError(Problem(name, None, "is not a file"))
         if st.st_size > MAX_BYTES:
             raise size_problem(name, st.st_size, MAX_BYTES)
-        raw = path.read_bytes()
+        raw, st = _ondisk.read(path, MAX_BYTES)  # bytes and stat of one open file, not two moments
+        if len(raw) > MAX_BYTES:
+            raise size_problem(name, len(raw), MAX_BYTES)
         digest = _ondisk.digest(raw)
         doc = cls._from_cache(path, digest, raw) if use_cache else None
         if doc is None:
@@ -652,22 +654,27 @@ class TestSetDocument:
         target = Path(path) if path is not None else self.path
         same = target == self.path
         text = self._join()
-        if same and not force:
-            self._check_conflict()
         if same and self._orig_text is not None and text == self._orig_text:
+            if not force:
+                _saving.check(self.path, self._stat, self._loaded_hash)
             self._saved_version = self._version
             return False
-        data = self._encode(text)
-        real = _ondisk.writable_target(target, allow_read_only)
-        atomic_write(real, data)
-        _ondisk.remove_stale_temp_files(real)
+        fp, digest = _saving.write(
+            self.path,
+            target,
+            self._encode(text),
+            known=self._stat,
+            known_digest=self._loaded_hash,
+            check_first=same and not force,
+            new=not force and not os.path.lexists(target),  # never on disk: made exclusively
+            allow_read_only=allow_read_only,
+        )
         if same:
-            st = os.stat(target)
-            self._stat = _ondisk.fingerprint(st)
+            self._stat = fp
             self._orig_text = text
             self._saved_version = self._version
-            self._loaded_hash = _ondisk.digest(data)
-            self._cache_pending = self._loaded_hash
+            self._loaded_hash = digest
+            self._cache_pending = digest
             if write_cache or (write_cache is None and len(self._cases.items) < BIG):
                 self.flush_cache()
             else:
@@ -685,12 +692,6 @@ class TestSetDocument:
 
     def changed_on_disk(self) -> bool:
         return _ondisk.changed(self.path, self._stat, self._loaded_hash)
-
-    def _check_conflict(self) -> None:
-        if self._stat is None and not self.path.exists():
-            return
-        if self.changed_on_disk():
-            raise ConflictError(str(self.path))
 
     def reload(self) -> TestSetDocument:
         """A fresh document from disk (the current one is left as it is)."""

@@ -31,7 +31,7 @@ from .regions import (
     line_start,
 )
 
-LIST_FIELDS = {"expected", "must_contain", "tags"}
+LIST_FIELDS = {"expected", "expected_docs", "evidence", "must_contain", "tags"}
 TEXT_FIELDS = {"id", "question", "topic", "answer", "notes", "expect"}
 BOOL_FIELDS = {"unanswerable"}
 LABEL_TEXT_FIELDS = ("sha", "text", "doc", "when", "corpus")
@@ -484,7 +484,7 @@ class Reader:
             key = cid if isinstance(cid, str) else f"#{len(entries)}"
             entries.append((dash, content_end(text, item), key, data, line))
             raws.append((data, fields, line))
-            for f in ("expected", "must_contain", "tags"):
+            for f in ("expected", "expected_docs", "evidence", "must_contain", "tags"):
                 if f in fields and isinstance(fields[f][1], yt.SequenceNode) and fields[f][1].value:
                     styles[bool(fields[f][1].flow_style)] += 1
         self.list_style = "block" if styles[False] > styles[True] else "flow"

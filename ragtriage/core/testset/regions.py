@@ -252,7 +252,9 @@ def anchor_empty(regions: list[Region], coll: Coll, key_index: int | None) -> No
 
 
 def case_line(regions: list[Region], cases: Coll, idx: int) -> int:
-    """1-based line where entry ``idx`` of ``cases`` (its first own line) starts."""
+    """1-based line where entry ``idx`` of ``cases`` (its first own line) starts.
+
+    It walks every earlier entry: for the lines of many cases use :func:`case_lines`."""
     n = 1
     for reg in regions:
         if isinstance(reg, str):

@@ -43,7 +43,7 @@ def describe_case(
     flags = []
     if case.unanswerable:
         flags.append(FLAG_TEXT["unanswerable"])
-    elif not case.expected:
+    elif case.unlabelled:
         flags.append(FLAG_TEXT["draft"] + " (no expected chunk yet: p picks one)")
     if stale:
         flags.append(FLAG_TEXT["stale"])
