@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import os
 import statistics
@@ -52,6 +53,8 @@ class Frames(list):
     def __init__(self):
         super().__init__()
         self.event = asyncio.Event()
+        self.until = None  # a condition: the first frame drawn while it holds is kept in .seen
+        self.seen: float | None = None
 
 
 def _instrument(app) -> Frames:
@@ -66,6 +69,8 @@ def _instrument(app) -> Frames:
             except Exception:
                 pass
             frames.append(time.perf_counter())
+            if frames.until is not None and frames.seen is None and frames.until():
+                frames.seen = frames[-1]
             frames.event.set()
         return original(screen, renderable)
 
@@ -362,17 +367,24 @@ def section_picker(a, tmp) -> None:
 
 
 async def _key_until(app, frames, key: str, done, timeout: float = 30.0) -> float:
-    """Milliseconds from sending ``key`` until ``done()`` holds and the next frame after that."""
+    """Milliseconds from sending ``key`` to the first frame drawn while ``done()`` holds: the
+    frame that shows the change. (Polling ``done`` and then waiting for a frame would count a
+    later frame whenever the one with the change went out before the poll ran.)"""
     from textual import events
 
+    frames.until, frames.seen = done, None  # checked as each frame is drawn
     t = time.perf_counter()
     app._driver.send_message(events.Key(key, key if len(key) == 1 else None))
-    while not done():
-        if time.perf_counter() - t > timeout:
-            raise SystemExit(f"{key}: the change never showed")
-        await asyncio.sleep(0.0005)
-    f = await _frame_after(frames, time.perf_counter() - 1e-9)
-    return (f - t) * 1000
+    try:
+        while frames.seen is None:
+            if time.perf_counter() - t > timeout:
+                raise SystemExit(f"{key}: the change never showed")
+            frames.event.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(frames.event.wait(), 0.05)
+        return (frames.seen - t) * 1000
+    finally:
+        frames.until = None
 
 
 async def edits(path, rounds: int) -> dict[str, list[float]]:

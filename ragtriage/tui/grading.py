@@ -93,7 +93,7 @@ class Progress:
     def text(self) -> str:
         if self.judged_run:
             return f"{self.paired} / {self.needed} toward a judge bar"
-        return f"{self.graded} graded · no judge in this run (a bar needs {self.needed} judged and graded)"
+        return f"{self.graded} graded · run has no judge (a bar needs {self.needed} judged)"
 
 
 def gradeable(record: CaseRecord) -> bool:

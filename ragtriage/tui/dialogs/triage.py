@@ -160,7 +160,8 @@ class NoteDialog(AppModal[str | None]):
         with Vertical():
             yield Static(f"Note — {self.case_id}", classes="dialog-title")
             yield Static(
-                "Kept with the run (RUN.triage.json), across sessions. Empty removes it.",
+                "Kept beside the test set (its .notes.jsonl) and shown on every later run of "
+                "this case. Empty removes it.",
                 classes="dialog-hint",
             )
             yield Input(self.note, placeholder="what you found", id="note-input")
