@@ -51,4 +51,5 @@ def run(make: Callable[[], Coroutine[Any, Any, T]], cancel: threading.Event | No
         raise
     if "error" in box:
         raise box["error"]
-    return box["value"]
+    value: T = box["value"]
+    return value

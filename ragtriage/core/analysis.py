@@ -117,7 +117,10 @@ def parse_lexicon(text: str) -> Lexicon:
         typed, said = tuple(_WORD.findall(fold(left))), tuple(right.split())
         if sep and typed and said:
             synonyms.append((typed, said))
-    words = lambda name: frozenset(w for line in sections.get(name, ()) for w in _WORD.findall(fold(line)))  # noqa: E731
+
+    def words(name: str) -> frozenset[str]:
+        return frozenset(w for line in sections.get(name, ()) for w in _WORD.findall(fold(line)))
+
     return Lexicon(words("separable"), words("parts"), tuple(synonyms))
 
 

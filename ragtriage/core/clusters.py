@@ -31,7 +31,8 @@ def gold_docs(corpus_path: str | Path | None, chunk_ids: Iterable[str]) -> dict[
     wanted = set(chunk_ids)
     if corpus_path is None or not wanted:
         return {}
-    from .corpus import CorpusError, iter_chunks
+    from .corpus import iter_chunks
+    from .errors import CorpusError
 
     out: dict[str, str] = {}
     try:

@@ -44,7 +44,9 @@ def doc_ranking(
     return out
 
 
-def doc_metrics(ranking: Sequence[str | None], expected_docs: Sequence[str], k: int, expect: str) -> dict:
+def doc_metrics(
+    ranking: Sequence[str | None], expected_docs: Sequence[str], k: int, expect: str
+) -> dict[str, Any]:
     """``doc_rank``, ``doc_hit``, ``doc_precision``, ``doc_recall``, ``doc_rr`` of a document
     ranking at ``k`` documents: the chunk definitions (evaluation.md) over documents."""
     m = retrieval(ranking, expected_docs, k, expect)  # type: ignore[arg-type]  # None never matches

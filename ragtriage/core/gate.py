@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
@@ -20,8 +21,12 @@ from .grouped import counts as grouped_counts
 from .grouped import split_unrecorded, unrecorded_message
 from .metrics import MAX_K
 from .records import CaseRecord, RecordLike, Summary
-from .reports import check_writable, write_report  # noqa: F401  (their old home: kept importable)
+from .reports import check_writable as check_writable  # their old home: kept importable
+from .reports import write_report as write_report
 from .schema import AT_K_METRICS, SUMMARY_METRICS, parse_metric
+
+if TYPE_CHECKING:
+    from .stats.intervals import Interval
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ class BarResult:
         v = self.judged
         return v is not None and v + 1e-9 >= self.bar.minimum
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = {
             "metric": self.bar.metric,
             "value": self.value,
@@ -89,7 +94,7 @@ def parse_min(spec: str) -> tuple[str, float]:
     return key, value
 
 
-def collect_bars(gates: dict, mins) -> list[Bar]:
+def collect_bars(gates: Mapping[str, float] | None, mins: Iterable[str] | None) -> list[Bar]:
     """The test set's gates, then every ``--min`` (which replaces a gate on the same metric)."""
     bars: dict[str, Bar] = {}
     for key, v in (gates or {}).items():
@@ -115,7 +120,7 @@ def measure(bars: list[Bar], records: list[CaseRecord], summary: Summary, run_k:
     recomputed from the stored rankings at that k (no new call)."""
     from .metrics import retrieval_means, stored_positions
 
-    cache: dict[int, dict] = {}
+    cache: dict[int, dict[str, Any]] = {}
     positions = None
     out = []
     for bar in bars:
@@ -151,7 +156,7 @@ class CheckResult:
     records: list[CaseRecord]
     summary: Summary
     bars: list[BarResult]
-    stale: list = field(default_factory=list)  # stale entries (case, label, status)
+    stale: list[Any] = field(default_factory=list)  # stale entries (case, label, status)
     missing: list[str] = field(default_factory=list)  # test-set cases with no result in the run
     notes: list[str] = field(default_factory=list)
     case_lines: dict[str, int] = field(default_factory=dict)
@@ -161,7 +166,7 @@ class CheckResult:
     errors: list[str] = field(default_factory=list)  # cases the system gave no answer for (reason error)
     not_run: int = 0  # bars left unmeasured: stale labels stopped the check before the system was asked
     intervals: dict[str, Any] = field(default_factory=dict)  # summary rate -> its 95 % interval
-    slices: dict[str, list] = field(default_factory=dict)  # "tag" / "topic" -> rates.Slice list
+    slices: dict[str, list[Any]] = field(default_factory=dict)  # "tag" / "topic" -> rates.Slice list
     comparison: Any = None  # the paired comparison with --baseline (comparison.RunComparison)
     unknown_ids: str | None = None  # set when no ranked id of any case is in the corpus: no pass
 
@@ -197,7 +202,7 @@ class CheckResult:
         bad = [r for r in self.records if r.get("reason") not in PASSING and r.get("reason") != "unlabelled"]
         return sorted(bad, key=lambda r: order.get(r.get("reason") or "", len(order)))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "testset": self.testset,
             "run": self.run,
@@ -219,7 +224,7 @@ class CheckResult:
         }
 
 
-def _stale_fields(e) -> dict:
+def _stale_fields(e: object) -> dict[str, Any]:
     if isinstance(e, dict):
         return {"case": e.get("case"), "label": e.get("label"), "status": e.get("status")}
     return {
@@ -229,11 +234,11 @@ def _stale_fields(e) -> dict:
     }
 
 
-def _fmt(v) -> str:
+def _fmt(v: float | None) -> str:
     return "–" if v is None else f"{v:.3f}"
 
 
-def _iv(iv) -> str:
+def _iv(iv: Interval | None) -> str:
     """`` [0.359, 1.000]`` after a value, or nothing."""
     return "" if iv is None else f" [{iv.lo:.3f}, {iv.hi:.3f}]"
 
@@ -333,7 +338,7 @@ def render_text(res: CheckResult) -> str:
     return "\n".join(out) + "\n"
 
 
-def _why_failed(res: CheckResult, stale: list, unrecorded: list) -> list[str]:
+def _why_failed(res: CheckResult, stale: list[Any], unrecorded: list[Any]) -> list[str]:
     """Each reason the check failed, in a few words, for its last line."""
     checks = (
         (res.regressed, "a real regression against the baseline"),
@@ -687,4 +692,5 @@ def _serialize(root: ET.Element) -> str:
 # ---------------------------------------------------------------- judging a run
 # (in .judging, which needs the types above; imported here so `gate.judge` stays the API)
 
-from .judging import _case_lines, _depth_note, _judged_records, judge  # noqa: E402, F401
+from .judging import _case_lines, _depth_note, _judged_records  # noqa: E402, F401
+from .judging import judge as judge  # noqa: E402

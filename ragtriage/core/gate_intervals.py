@@ -9,12 +9,14 @@ it has none, and a bar held to its lower bound fails.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .gate import CheckResult
+from .records import RecordLike
 
 
-def _judge_intervals(doc, records) -> dict[str, Any]:
+def _judge_intervals(doc: Any, records: Sequence[RecordLike]) -> dict[str, Any]:
     from .judge import JUDGE_METRICS, corrected_rates, grades_path, latest, read_grades
 
     grades, _ = read_grades([grades_path(doc.path)])
@@ -22,7 +24,7 @@ def _judge_intervals(doc, records) -> dict[str, Any]:
     return {m: (None if corrected[q] is None else corrected[q].interval) for m, q in JUDGE_METRICS.items()}
 
 
-def attach(result: CheckResult, doc, *, cluster_by: str = "doc", on: str = "value") -> None:
+def attach(result: CheckResult, doc: Any, *, cluster_by: str = "doc", on: str = "value") -> None:
     """Fill ``result.intervals`` and each bar's ``interval`` (and ``on``), in place."""
     from . import clusters as clus
     from .outcomes import case_values

@@ -4,12 +4,17 @@ a :class:`~ragtriage.core.gate.CheckResult`. ``gate.judge`` is the public name."
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from .diagnosis import PASSING
 from .gate import Bar, CheckResult, explain, measure
 from .idcheck import check_notes, cite_mode
 from .records import CaseRecord, Summary
+
+if TYPE_CHECKING:
+    from .evaluate import Run
+    from .runfile import RunFile
 
 
 def _judged_records(
@@ -79,7 +84,7 @@ def _depth_note(bars: list[Bar], records: list[CaseRecord], k: int) -> str | Non
     )
 
 
-def _case_lines(doc) -> dict[str, int]:
+def _case_lines(doc: Any) -> dict[str, int]:
     """Every case's line in one pass over the text (``case_line`` per case walked every
     earlier case: 10k cases took 34 s, 50k six minutes)."""
     try:
@@ -89,15 +94,15 @@ def _case_lines(doc) -> dict[str, int]:
 
 
 def judge(
-    doc,
-    run,
+    doc: Any,
+    run: RunFile | Run,
     bars: list[Bar],
     *,
-    stale=(),
+    stale: Iterable[object] = (),
     run_label: str | None = None,
-    chunk_text=None,
+    chunk_text: Callable[[str], str | None] | None = None,
     stale_corpus: str | None = None,
-    cases=None,
+    cases: Any = None,
     cite: str | None = None,
 ) -> CheckResult:
     """Judge ``run`` (``meta``, ``cases``, ``summary``) against the test set ``doc``.

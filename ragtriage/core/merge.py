@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from .errors import InputError, Problem
-from .records import CaseRecord, RunMeta
+from .records import CaseRecord, RunMeta, Summary
 from .runfile import RunFile, read_run
 
 #: meta keys every shard must agree on, and what they mean to people
@@ -74,7 +74,7 @@ def join_runs(runs: Sequence[RunFile]) -> RunFile:
     return RunFile(first.path, meta, cases, None, warnings)
 
 
-def merge(paths: Sequence[str], doc: Any) -> tuple[RunMeta, list[CaseRecord], dict]:
+def merge(paths: Sequence[str], doc: Any) -> tuple[RunMeta, list[CaseRecord], Summary]:
     """(meta, records in the test set's order, summary) of the shards at ``paths``,
     checked to be finished and to cover ``doc`` (the test set) exactly once."""
     from .summary import summarize

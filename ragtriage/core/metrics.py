@@ -48,7 +48,7 @@ def _first_positions(ranking: Sequence[str], expected: Sequence[str]) -> list[in
     return out
 
 
-def retrieval(ranking: Sequence[str], expected: Sequence[str], k: int, expect: str = "any") -> dict:
+def retrieval(ranking: Sequence[str], expected: Sequence[str], k: int, expect: str = "any") -> dict[str, Any]:
     """Per-case retrieval metrics at ``k``: rank, hits, precision, recall, rr, hit.
 
     ``recall``, ``rr`` and ``hit`` are ``None`` when ``expected`` is empty."""

@@ -85,7 +85,7 @@ class Slice:
     intervals: dict[str, Interval] = field(default_factory=dict)
     reasons: dict[str, int] = field(default_factory=dict)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "by": self.by,
             "name": self.name,

@@ -457,8 +457,8 @@ class RunWriter:
             except OSError:
                 pass
 
-    def __enter__(self):
+    def __enter__(self) -> RunWriter:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()

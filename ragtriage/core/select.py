@@ -96,7 +96,7 @@ def selection(
 
 
 def _by_ids(
-    cases: Sequence[Any], chosen: list[Any], ids: tuple[str, ...], where: str, problems: list
+    cases: Sequence[Any], chosen: list[Any], ids: tuple[str, ...], where: str, problems: list[Problem]
 ) -> list[Any]:
     known = {c.id for c in cases}
     unknown = [i for i in ids if i not in known]
@@ -108,7 +108,7 @@ def _by_ids(
 
 
 def _by_tags(
-    cases: Sequence[Any], chosen: list[Any], tags: tuple[str, ...], where: str, problems: list
+    cases: Sequence[Any], chosen: list[Any], tags: tuple[str, ...], where: str, problems: list[Problem]
 ) -> list[Any]:
     have = {t for c in cases for t in (getattr(c, "tags", None) or ())}
     for t in tags:

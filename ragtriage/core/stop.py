@@ -10,11 +10,12 @@ command exits 143 (128 + 15) instead of 130.
 from __future__ import annotations
 
 import signal
+from types import FrameType
 
 _got: str | None = None
 
 
-def _on_term(signum, frame) -> None:
+def _on_term(signum: int, frame: FrameType | None) -> None:
     global _got
     if _got is not None:  # a second SIGTERM while stopping: stop now
         raise SystemExit(128 + signal.SIGTERM)

@@ -90,7 +90,7 @@ def _found(r: RecordLike, chunks: _Found, docs: _Found) -> None:
         docs.add(r, "doc_")
 
 
-def _ordered(reasons: Counter) -> dict[str, int]:
+def _ordered(reasons: Counter[str | None]) -> dict[str, int]:
     """Reason counts in diagnosis order; unknown reasons are kept, never lost."""
     ordered = {name: reasons[name] for name in REASONS if reasons.get(name)}
     for name, c in reasons.items():
@@ -107,7 +107,7 @@ def _summarize(case_records: list[RecordLike], k: int) -> Summary:
     supported = faithful = correct = abstained_unans = 0
     tokens = 0
     any_tokens = False
-    reasons: Counter = Counter()
+    reasons: Counter[str | None] = Counter()
     for r in case_records:
         n += 1
         reason = r.get("reason")

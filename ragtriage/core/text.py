@@ -8,6 +8,7 @@ only moves line breaks does not make a label stale.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import unicodedata
 
@@ -36,7 +37,7 @@ def fingerprint(text: str) -> str:
     return hashlib.blake2b(normalize_text(text).encode("utf-8"), digest_size=6).hexdigest()
 
 
-def file_hash(path, chunk_size: int = 1 << 22) -> str:
+def file_hash(path: str | os.PathLike[str], chunk_size: int = 1 << 22) -> str:
     """Content hash of a file (12 hex digits), streaming."""
     h = hashlib.blake2b(digest_size=6)
     with open(path, "rb") as f:

@@ -99,11 +99,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..compat import StrEnum
 from ..corpus import Chunk
 from ..errors import CorpusError, Problem
 from .evidence import MAX_HOLDERS, MAX_PIECES, TOP_N, LabelState, _push
 from .evidence import _split_norm as _split_norm  # imported by the tests
-from .model import STATUSES, Cancelled, Fix, StaleEntry, StaleReport, Status, StrEnum
+from .model import STATUSES, Cancelled, Fix, StaleEntry, StaleReport, Status
 from .scanner import GAP, RARE_WORDS, Meter, Progress, Scanner, document_chunks
 from .similarity import FEW_TERMS, WORD, similar
 from .verdict import Query, Verdict, judge, prefer

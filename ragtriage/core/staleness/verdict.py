@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..compat import StrEnum
 from ..corpus import Chunk
 from .evidence import (
     TOP_N,
@@ -27,7 +28,7 @@ from .evidence import (
     norm,
     text_over_span,
 )
-from .model import Fix, Status, StrEnum
+from .model import Fix, Status
 
 
 class Query(StrEnum):
