@@ -54,7 +54,7 @@ class SliceComparison:
     comparison: Comparison
     q: float = math.nan  # Benjamini–Hochberg adjusted p
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"tag": self.name, "q": self.q, **self.comparison.to_dict()}
 
 
@@ -73,7 +73,7 @@ class RunComparison:
     def verdict(self) -> str:
         return self.gate.verdict
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             **self.gate.to_dict(),
             "conservative": self.options.conservative,
@@ -193,7 +193,16 @@ def compare_runs(
     return out
 
 
-def _tag_slices(a, b, metric, k_a, k_b, clusters, opts, tags_of) -> list[SliceComparison]:
+def _tag_slices(
+    a: Sequence[Mapping[str, Any]],
+    b: Sequence[Mapping[str, Any]],
+    metric: str,
+    k_a: int | None,
+    k_b: int | None,
+    clusters: Mapping[str, str] | None,
+    opts: Options,
+    tags_of: Mapping[str, Sequence[str]],
+) -> list[SliceComparison]:
     from .rates import slice_members
 
     recs = list({r["id"]: r for r in [*a, *b]}.values())

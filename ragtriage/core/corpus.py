@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
 from .errors import CorpusError, Problem
+
+if TYPE_CHECKING:
+    from _typeshed import StrPath
+
+
+class Hasher(Protocol):
+    """What :func:`iter_chunks` feeds the file's bytes to (a ``hashlib`` object)."""
+
+    def update(self, data: bytes, /) -> None: ...
+
 
 MAX_PROBLEMS = 50
 
@@ -21,7 +32,19 @@ MAX_PROBLEMS = 50
 class Chunk:
     __slots__ = ("id", "text", "doc", "start", "end", "meta", "line")
 
-    def __init__(self, id: str, text: str, doc=None, start=None, end=None, meta=None, line=0):
+    def __init__(
+        self,
+        id: str,
+        text: str,
+        # as the file holds them: ``doc`` is not checked, ``start``/``end`` are whole numbers
+        # or None; Any because the staleness check reads them as numbers on the chunks it
+        # found over a span without narrowing each (issue 23: a precise type is left to it)
+        doc: Any = None,
+        start: Any = None,
+        end: Any = None,
+        meta: dict[str, Any] | None = None,
+        line: int = 0,
+    ):
         self.id = id
         self.text = text
         self.doc = doc
@@ -30,8 +53,8 @@ class Chunk:
         self.meta = meta or {}
         self.line = line
 
-    def to_dict(self) -> dict:
-        d = {"id": self.id, "text": self.text}
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "text": self.text}
         if self.doc is not None:
             d["doc"] = self.doc
         if self.start is not None:
@@ -44,7 +67,7 @@ class Chunk:
     def __repr__(self) -> str:
         return f"Chunk({self.id!r}, {self.text[:40]!r})"
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Chunk) and self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]  # mutable-ish record: unhashable, as a dataclass(eq=True)
@@ -60,7 +83,11 @@ MAX_LINE = 64 << 20
 
 
 def iter_lines(
-    path: Path, on_block=None, max_line: int = MAX_LINE, lo: int = 0, hi: int | None = None
+    path: Path,
+    on_block: Callable[[bytes], object] | None = None,
+    max_line: int = MAX_LINE,
+    lo: int = 0,
+    hi: int | None = None,
 ) -> Iterator[tuple[int, bytes]]:
     """``(line number, raw bytes)`` of a JSONL file read in 4 MB blocks; ``on_block(block)``
     sees every block (a content hash, a progress meter). A line longer than ``max_line``
@@ -95,7 +122,7 @@ def _short(name: str) -> str:
     return name if len(name) <= 200 else f"{name[:60]}…{name[-20:]} ({len(name):,} characters)"
 
 
-def _setting_line(doc, key: str) -> int | None:
+def _setting_line(doc: Any, key: str) -> int | None:
     """The line of a top-level setting in the test set's text (for ``file:line``)."""
     import re
 
@@ -106,7 +133,7 @@ def _setting_line(doc, key: str) -> int | None:
     return None
 
 
-def require_readable(path, doc=None) -> None:
+def require_readable(path: StrPath, doc: Any = None) -> None:
     """:class:`CorpusError` unless ``path`` is a chunks file that can be read: the same
     words for every command (a missing file, a link that loops, a name too long, a
     FIFO or device, a file whose first byte cannot be read such as ``/proc/self/mem``).
@@ -151,7 +178,9 @@ def require_readable(path, doc=None) -> None:
     raise CorpusError(Problem(_short(name), None, why))
 
 
-def iter_chunks(path, problems: list[Problem] | None = None, hasher=None) -> Iterator[Chunk]:
+def iter_chunks(
+    path: StrPath, problems: list[Problem] | None = None, hasher: Hasher | None = None
+) -> Iterator[Chunk]:
     """Yield chunks one by one. Bad lines are appended to ``problems`` (if given)
     or raise :class:`CorpusError` at once. Duplicate ids are not checked here."""
     path = Path(path)
@@ -161,7 +190,7 @@ def iter_chunks(path, problems: list[Problem] | None = None, hasher=None) -> Ite
         hasher = hashlib.blake2b(digest_size=6)
     loads = orjson.loads
 
-    def bad(line, msg, field=None):
+    def bad(line: int, msg: str, field: str | None = None) -> None:
         p = Problem(name, line, msg, field=field)
         if problems is None:
             raise CorpusError(p)
@@ -214,7 +243,7 @@ def _whole(v: object) -> bool:
     return v is None or (isinstance(v, int) and not isinstance(v, bool))
 
 
-class Corpus(Mapping):
+class Corpus(Mapping[str, Chunk]):
     """id -> :class:`Chunk`, in file order, with the file's content hash."""
 
     def __init__(self, chunks: dict[str, Chunk], path: str | None = None, content_hash: str | None = None):
@@ -225,24 +254,24 @@ class Corpus(Mapping):
     def __getitem__(self, key: str) -> Chunk:
         return self._chunks[key]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._chunks)
 
     def __len__(self) -> int:
         return len(self._chunks)
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return key in self._chunks
 
     def __repr__(self) -> str:
         return f"Corpus({self.path!r}, {len(self)} chunks)"
 
     @classmethod
-    def from_chunks(cls, chunks, path=None) -> Corpus:
+    def from_chunks(cls, chunks: Iterable[Chunk], path: str | None = None) -> Corpus:
         return cls({c.id: c for c in chunks}, path)
 
 
-def load_corpus(path) -> Corpus:
+def load_corpus(path: StrPath) -> Corpus:
     """Read a chunks JSONL file completely; raise :class:`CorpusError` with every problem."""
     problems: list[Problem] = []
     hasher = hashlib.blake2b(digest_size=6)

@@ -12,7 +12,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .clock import utc_now
 from .errors import InputError, Problem
@@ -25,6 +25,9 @@ from .runner import run_cases
 from .scoring import make_record, rescore
 from .summary import summarize
 from .systems import Context, make_system
+
+if TYPE_CHECKING:
+    from .document import TestSetDocument
 
 
 @dataclass
@@ -50,7 +53,7 @@ class Run:
         return run_frame(self.cases)
 
 
-def load_testset(testset):
+def load_testset(testset: str | Path | TestSetDocument) -> TestSetDocument:
     """A test-set document from a path, or the document given."""
     if isinstance(testset, (str, Path)):
         from .document import TestSetDocument

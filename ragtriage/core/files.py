@@ -13,6 +13,10 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import StrPath
 
 #: errors of a file system that has no hard links (FAT, some FUSE mounts): ``exclusive``
 #: then reserves the name with O_EXCL before replacing it
@@ -20,7 +24,7 @@ _NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK, errno.ENO
 
 
 def atomic_write(
-    path, data: bytes | str, *, encoding: str = "utf-8", exclusive: bool = False
+    path: StrPath, data: bytes | str, *, encoding: str = "utf-8", exclusive: bool = False
 ) -> os.stat_result:
     """Write ``data`` to ``path`` atomically, keeping an existing file's permissions.
 
@@ -84,7 +88,7 @@ def _atomic_write(path: Path, data: bytes, exclusive: bool) -> os.stat_result:
         raise
 
 
-def append_line(path, line: bytes) -> None:
+def append_line(path: StrPath, line: bytes) -> None:
     """Add one line to ``path`` (created when missing) in a single ``write``, so that two
     writers' lines never interleave; a file a person left without a final newline gets one
     first. Never rewrites what is there. Raises ``OSError``."""
@@ -147,7 +151,7 @@ def _size(n: int) -> str:
     return f"{n / (1 << 20):,.1f} MB" if n >= 1 << 20 else f"{n:,} bytes"
 
 
-def read_bounded(path, limit: int, what: str) -> bytes | None:
+def read_bounded(path: StrPath, limit: int, what: str) -> bytes | None:
     """The bytes of a file the tool opens on its own (nobody named it on the command line):
     None when it does not exist; :class:`~ragtriage.core.errors.InputError` (located, with
     what to do) when it is not a regular file, is larger than ``limit`` bytes, or cannot be
@@ -208,7 +212,7 @@ def read_bounded(path, limit: int, what: str) -> bytes | None:
         os.close(fd)
 
 
-def require_bounded(path, limit: int, what: str) -> None:
+def require_bounded(path: StrPath, limit: int, what: str) -> None:
     """:func:`read_bounded`'s refusals without reading: a file the tool would open on its
     own (a recovery file, a triage sidecar) checked before the app starts, so it says so
     on the command line (exit 2) instead of hanging or filling memory."""
@@ -243,7 +247,7 @@ def require_bounded(path, limit: int, what: str) -> None:
         )
 
 
-def require_regular_file(path, what: str = "file") -> None:
+def require_regular_file(path: StrPath, what: str = "file") -> None:
     """Refuse an input that is not a regular file (a FIFO blocks forever, /dev/zero never ends).
 
     Raises :class:`~ragtriage.core.errors.InputError` located at ``path``; a missing file is

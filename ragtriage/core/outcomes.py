@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from .diagnosis import NOT_SCORED, PASSING
 from .schema import AT_K_METRICS, parse_metric
@@ -178,7 +181,7 @@ def case_values(records: Sequence[Mapping[str, Any]], metric: str, run_k: int | 
     return Values(metric, MEASURES[name][0], ids, vals)
 
 
-def value_table(records: Sequence[Mapping[str, Any]]):
+def value_table(records: Sequence[Mapping[str, Any]]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Every summary rate's per-case values in one pass: metric -> (index of the records
     that count, their values), as numpy arrays; the same values :func:`one_value` gives
     (a test compares them), built without its per-value dispatch for 100k-case runs."""

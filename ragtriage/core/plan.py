@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 from .evaluate import load_testset, open_system
 from .judge import open_judge
 from .options import _check_k
 from .systems import Context, approx_tokens
 
+if TYPE_CHECKING:
+    from .document import TestSetDocument
+    from .judge.client import Judge
 
-def estimate_tokens(ctx: Context, sys_, case, k: int) -> int:
+
+def estimate_tokens(ctx: Context, sys_: Any, case: Any, k: int) -> int:
     """About how many prompt tokens one case costs at ``k``, spending nothing."""
     ranking: list[str] = []
     results = getattr(sys_, "results", None)
@@ -27,7 +35,12 @@ def estimate_tokens(ctx: Context, sys_, case, k: int) -> int:
     return approx_tokens(case.question, texts)
 
 
-def plan(testset, system: str = "builtin", ks=None, **options) -> dict:
+def plan(
+    testset: str | Path | TestSetDocument,
+    system: str = "builtin",
+    ks: Iterable[int] | None = None,
+    **options: Any,
+) -> dict[str, Any]:
     """What a run (or a sweep over ``ks``) would cost: system calls and approximate
     prompt tokens (characters / 4 of the question and the top-k chunk texts)."""
     doc = load_testset(testset)
@@ -67,7 +80,16 @@ def plan(testset, system: str = "builtin", ks=None, **options) -> dict:
     return out
 
 
-def _judge_row(doc, ctx: Context, sys_, judge_, k: int, per_case: list[int], local: bool, cite) -> dict:
+def _judge_row(
+    doc: Any,
+    ctx: Context,
+    sys_: Any,
+    judge_: Judge,
+    k: int,
+    per_case: list[int],
+    local: bool,
+    cite: str | None,
+) -> dict[str, Any]:
     """The judge's calls at ``k``: exact when the answers are known without spending (the
     abstentions and the errors are not judged, a cached verdict costs nothing), else at most
     one per case (``judge_exact`` says which)."""

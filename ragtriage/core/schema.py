@@ -223,7 +223,7 @@ class Settings(BaseModel):
 
     @field_validator("decline")
     @classmethod
-    def _decline(cls, v):
+    def _decline(cls, v: tuple[str, ...] | None) -> tuple[str, ...] | None:
         if v is not None and any(not s.strip() for s in v):
             raise ValueError("a decline phrase must not be empty")
         return v

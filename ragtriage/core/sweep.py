@@ -6,7 +6,9 @@ re-derived locally where that is possible (builtin, ``results:``), else asked ag
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, Problem
 from .evaluate import Run, evaluate, load_testset, open_system, with_cite
@@ -18,6 +20,9 @@ from .records import CaseRecord
 from .scoring import make_record
 from .summary import summarize
 from .systems import Context, approx_tokens
+
+if TYPE_CHECKING:
+    from .document import TestSetDocument
 
 
 def as_result(rec: CaseRecord) -> dict[str, Any]:
@@ -127,14 +132,14 @@ def _sweep_row(
 
 
 def sweep(
-    testset,
+    testset: str | Path | TestSetDocument,
     system: str = "builtin",
-    ks=(1, 2, 3, 4),
-    thresholds=(None,),
+    ks: Iterable[int] = (1, 2, 3, 4),
+    thresholds: Iterable[float | None] = (None,),
     *,
     progress: bool = False,
-    **options,
-) -> dict:
+    **options: Any,
+) -> dict[str, Any]:
     """One row per (k, threshold): hit, recall, mrr, supported, correct, tokens.
 
     Retrieval numbers for every k come from one stored ranking (the run at the

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..clock import utc_now
@@ -68,11 +69,12 @@ def wanted_chunks(result: CheckResult) -> set[str]:
     return out
 
 
-def chunk_texts(corpus_path, ids: set[str]) -> dict[str, ChunkInfo]:
+def chunk_texts(corpus_path: str | Path | None, ids: set[str]) -> dict[str, ChunkInfo]:
     """Text and document of the chunks named (streamed; {} without a readable corpus)."""
     if corpus_path is None or not ids:
         return {}
-    from ..corpus import CorpusError, iter_chunks
+    from ..corpus import iter_chunks
+    from ..errors import CorpusError
 
     out: dict[str, ChunkInfo] = {}
     try:
@@ -84,7 +86,7 @@ def chunk_texts(corpus_path, ids: set[str]) -> dict[str, ChunkInfo]:
     return out
 
 
-def judge_figures(doc, records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def judge_figures(doc: Any, records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """The calibration report and the PPI-corrected rates, when the run has judge verdicts."""
     if not any("judge" in r for r in records):
         return None
@@ -98,7 +100,7 @@ def judge_figures(doc, records: Sequence[Mapping[str, Any]]) -> dict[str, Any] |
 
 
 def gather(
-    doc,
+    doc: Any,
     result: CheckResult,
     *,
     cluster_by: str = "doc",

@@ -101,7 +101,9 @@ def judge_summary(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None
     }
 
 
-def open_judge(doc, spec: str | None, *, key_env: str = "OPENAI_API_KEY", **options):
+def open_judge(
+    doc: Any, spec: str | None, *, key_env: str = "OPENAI_API_KEY", **options: Any
+) -> Judge | None:
     """The judge named by ``spec`` (else the test set's ``judge:``), or None."""
     where = "--judge"
     if spec is None:

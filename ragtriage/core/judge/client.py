@@ -22,6 +22,7 @@ import orjson
 
 from .. import secrets
 from ..errors import InputError, Problem
+from ..records import CaseRecord
 from ..systems import CaseError
 from ..systems.http import parse_answer, request_json
 from ..systems.wire import HttpPool
@@ -38,7 +39,7 @@ ANSWER_GUESS = 30  # tokens of an answer not yet given, for --dry-run
 class Ask:
     """One case to judge: where its verdict goes and what to send."""
 
-    record: dict
+    record: CaseRecord
     key: str
     language: str
     question: str
@@ -152,7 +153,7 @@ class Judge:
 
     def _ask_for(
         self,
-        rec: dict,
+        rec: CaseRecord,
         case: Any,
         chunk_text: Callable[[str], str | None],
         lang: str,
@@ -182,7 +183,7 @@ class Judge:
 
     def plan(
         self,
-        records: Sequence[dict],
+        records: Sequence[CaseRecord],
         cases: Mapping[str, Any],
         chunk_text: Callable[[str], str | None],
         language: str | None,
@@ -207,7 +208,12 @@ class Judge:
     # ------------------------------------------------------------ asking
 
     def attach_cached(
-        self, rec: dict, case: Any, chunk_text: Callable[[str], str | None], language: str | None, k: int
+        self,
+        rec: CaseRecord,
+        case: Any,
+        chunk_text: Callable[[str], str | None],
+        language: str | None,
+        k: int,
     ) -> None:
         """Give ``rec`` its cached verdict now (before it is written), or queue it for
         :meth:`ask_pending`. A re-run of unchanged cases thus writes its run file once."""
@@ -233,7 +239,7 @@ class Judge:
 
     def judge_records(
         self,
-        records: Sequence[dict],
+        records: Sequence[CaseRecord],
         cases: Mapping[str, Any],
         chunk_text: Callable[[str], str | None],
         language: str | None,
@@ -267,7 +273,7 @@ class Judge:
             await asyncio.gather(*workers, return_exceptions=True)
             await pool.aclose()
 
-    async def _ask(self, pool: HttpPool, a: Ask) -> dict:
+    async def _ask(self, pool: HttpPool, a: Ask) -> dict[str, Any]:
         attempt = 0
         replies = 0
         spent = 0
@@ -304,13 +310,13 @@ class Judge:
                 return self._error(f"the judge's reply was not the asked JSON (2 tries): {e}", spent)
             reason = secrets.redact(reason)
             self.cache.put(a.key, (sup, cor, reason))
-            out: dict = {"supported": sup, "correct": cor, "reason": reason, "cached": False}
+            out: dict[str, Any] = {"supported": sup, "correct": cor, "reason": reason, "cached": False}
             if spent:
                 out["tokens"] = spent
             return out
 
-    def _error(self, text: str, spent: int) -> dict:
-        out: dict = {"error": secrets.redact(text)}
+    def _error(self, text: str, spent: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"error": secrets.redact(text)}
         if spent:
             out["tokens"] = spent
         return out

@@ -9,7 +9,7 @@ error on the verdict and keeps the deterministic result.
 from __future__ import annotations
 
 import re
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import orjson
 
@@ -36,7 +36,7 @@ def _snippet(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _object(text: str) -> dict:
+def _object(text: str) -> dict[str, Any]:
     s = _FENCE.sub("", text.strip())
     try:
         obj = orjson.loads(s)

@@ -16,8 +16,10 @@ Worked: 12 yes/yes, 3, 3, 12 no/no (30 grades) → κ 0.60 [0.25, 0.86]; 5 yes/y
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .intervals import Interval, wilson
 from .paired_tests import SEED
@@ -39,7 +41,7 @@ class Kappa:
     kappa: float | None
     interval: Interval | None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "kappa": self.kappa,
             "kappa_interval": None if self.interval is None else self.interval.to_dict(),
@@ -47,7 +49,12 @@ class Kappa:
 
 
 def kappa(
-    rater, human, *, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = SEED
+    rater: ArrayLike,
+    human: ArrayLike,
+    *,
+    level: float = 0.95,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = SEED,
 ) -> Kappa:
     """κ of paired yes/no verdicts and its bootstrap interval (None when undefined)."""
     j = np.asarray(rater, dtype=float)

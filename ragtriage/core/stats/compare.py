@@ -32,8 +32,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .intervals import Interval, PairedTable, newcombe_paired
 from .multiple import holm
@@ -68,7 +70,7 @@ class Comparison:
     verdict: str = ""
     detectable: float | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         out = {
             "metric": self.metric,
             "kind": self.kind,
@@ -89,7 +91,7 @@ class Comparison:
         return out
 
 
-def _clustered(clusters) -> np.ndarray | None:
+def _clustered(clusters: ArrayLike | None) -> np.ndarray | None:
     """The codes when at least one cluster holds two cases or more, else None."""
     if clusters is None:
         return None
@@ -104,7 +106,13 @@ def _n_clusters(c: np.ndarray | None, n: int) -> int:
 
 
 def compare_binary(
-    metric: str, a, b, clusters=None, *, level: float = 0.95, conservative: bool = False
+    metric: str,
+    a: ArrayLike,
+    b: ArrayLike,
+    clusters: ArrayLike | None = None,
+    *,
+    level: float = 0.95,
+    conservative: bool = False,
 ) -> Comparison:
     """Yes/no outcomes of the same cases in runs A and B."""
     xa = np.asarray(a, dtype=bool)
@@ -131,7 +139,9 @@ def compare_binary(
     )  # fmt: skip
 
 
-def compare_scores(metric: str, a, b, clusters=None, *, level: float = 0.95) -> Comparison:
+def compare_scores(
+    metric: str, a: ArrayLike, b: ArrayLike, clusters: ArrayLike | None = None, *, level: float = 0.95
+) -> Comparison:
     """Bounded per-case scores in [0, 1] of the same cases in runs A and B."""
     xa = np.asarray(a, dtype=float)
     xb = np.asarray(b, dtype=float)
@@ -159,7 +169,7 @@ class GateVerdict:
     def regression(self) -> bool:
         return self.verdict == REGRESSION
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "verdict": self.verdict,
             "alpha": self.alpha,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Interval:
         """The smallest interval holding both (keeps this one's method name)."""
         return Interval(min(self.lo, other.lo), max(self.hi, other.hi), self.level, self.method)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"lo": self.lo, "hi": self.hi, "level": self.level, "method": self.method}
 
 
@@ -86,7 +87,7 @@ class PairedTable:
         """B's rate minus A's: negative is a regression."""
         return (self.better - self.worse) / self.n if self.n else math.nan
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"both": self.both, "worse": self.worse, "better": self.better, "neither": self.neither}
 
 

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 SEED = 20251204  # every resampling in ragtriage starts here: the same runs, the same p
 EXACT_LIMIT = 16  # clusters with a non-zero difference up to which signs are enumerated (2^16)
@@ -77,7 +78,8 @@ def _as_integers(s: np.ndarray) -> np.ndarray | None:
     """``s`` as integers when every value is one (to within rounding), else None."""
     r = np.rint(s)
     if s.size and np.all(np.abs(s - r) < 1e-9) and np.abs(r).sum() <= 4_000_000:
-        return r.astype(np.int64)
+        ints: np.ndarray = r.astype(np.int64)
+        return ints
     return None
 
 
@@ -85,7 +87,8 @@ def _binom_half(m: int) -> np.ndarray:
     """The Binomial(m, ½) probabilities of 0..m (in log space: any m)."""
     k = np.arange(m, dtype=float)
     logs = np.concatenate(([0.0], np.cumsum(np.log((m - k) / (k + 1)))))
-    return np.exp(logs - m * np.log(2.0))
+    probs: np.ndarray = np.exp(logs - m * np.log(2.0))
+    return probs
 
 
 def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -116,8 +119,8 @@ def _convolved(s: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def sign_flip(
-    diffs,
-    clusters=None,
+    diffs: ArrayLike,
+    clusters: np.ndarray | None = None,
     *,
     mid_p: bool = False,
     resamples: int = MC_RESAMPLES,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .intervals import z_of
 from .resample import robust_se
@@ -22,7 +23,9 @@ from .resample import robust_se
 POWER = 0.8
 
 
-def detectable_change(diffs, clusters=None, *, alpha: float = 0.05, power: float = POWER) -> float:
+def detectable_change(
+    diffs: ArrayLike, clusters: np.ndarray | None = None, *, alpha: float = 0.05, power: float = POWER
+) -> float:
     """(z_{1−α} + z_{power})·se of mean(diffs); in the units of the measure (0.041 = 4.1 points)."""
     d = np.asarray(diffs, dtype=float)
     n = len(d)

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .intervals import Interval, z_of
 
@@ -37,7 +39,7 @@ class PPIEstimate:
     unlabelled: int
     judge_rate: float  # the judge's own rate over every judged case, uncorrected
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "estimate": self.estimate,
             "interval": self.interval.to_dict(),
@@ -61,7 +63,12 @@ def tuned_lambda(y: np.ndarray, f: np.ndarray, f_unl: np.ndarray) -> float:
 
 
 def ppi_rate(
-    graded_human, graded_judge, unlabelled_judge, *, level: float = 0.95, lam: float | None = None
+    graded_human: ArrayLike,
+    graded_judge: ArrayLike,
+    unlabelled_judge: ArrayLike,
+    *,
+    level: float = 0.95,
+    lam: float | None = None,
 ) -> PPIEstimate | None:
     """The PPI(++) estimate and interval of the true rate; None with fewer than 2 grades.
     ``lam``: fixed λ (1 = plain PPI); None tunes it."""

@@ -14,8 +14,10 @@ of the same ratio is used instead.
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .intervals import Interval, z_of
 from .paired_tests import SEED
@@ -24,9 +26,9 @@ BOOTSTRAP_RESAMPLES = 2000
 NORMAL_BEYOND = 5_000  # clusters (or cases, unclustered) above which the normal interval is used
 
 
-def codes(labels) -> np.ndarray:
+def codes(labels: Iterable[Hashable]) -> np.ndarray:
     """An integer cluster code per case from any hashable labels (first seen → 0)."""
-    seen: dict = {}
+    seen: dict[Hashable, int] = {}
     return np.fromiter((seen.setdefault(x, len(seen)) for x in labels), dtype=np.int64)
 
 
@@ -39,7 +41,7 @@ def _per_cluster(values: np.ndarray, clusters: np.ndarray | None) -> tuple[np.nd
     return sums[keep], sizes[keep]
 
 
-def robust_se(values, clusters=None) -> float:
+def robust_se(values: ArrayLike, clusters: np.ndarray | None = None) -> float:
     """Cluster-robust (linearised ratio) standard error of mean(values)."""
     v = np.asarray(values, dtype=float)
     s, m = _per_cluster(v, clusters)
@@ -52,8 +54,8 @@ def robust_se(values, clusters=None) -> float:
 
 
 def bootstrap_mean(
-    values,
-    clusters=None,
+    values: ArrayLike,
+    clusters: np.ndarray | None = None,
     *,
     level: float = 0.95,
     resamples: int = BOOTSTRAP_RESAMPLES,
@@ -88,7 +90,9 @@ def bootstrap_mean(
     )
 
 
-def paired_bootstrap(diffs, clusters=None, *, level: float = 0.95, seed: int = SEED) -> Interval:
+def paired_bootstrap(
+    diffs: ArrayLike, clusters: np.ndarray | None = None, *, level: float = 0.95, seed: int = SEED
+) -> Interval:
     """Percentile bootstrap interval of the mean paired difference (B − A), resampling
     cases or clusters, never the two runs apart."""
     return bootstrap_mean(diffs, clusters, level=level, seed=seed, bounds=(-1.0, 1.0))

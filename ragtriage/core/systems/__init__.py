@@ -19,10 +19,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from ..corpus import Chunk, Corpus
+    from ..schema import Settings
+    from ..scoring import ChunkText
+    from ..search import LexicalIndex
 
 RESULT_TYPES = {
     "ranking": "a list of chunk ids",
@@ -52,9 +60,9 @@ class Context:
     """What a system may need from the test set: cases, settings, the corpus and
     its lexical index (both loaded lazily, once)."""
 
-    def __init__(self, doc, *, corpus=None):
+    def __init__(self, doc: Any, *, corpus: Corpus | None = None):
         self.doc = doc
-        self.settings = doc.settings
+        self.settings: Settings = doc.settings
         self._corpus = corpus
         self._corpus_path = getattr(doc, "corpus_path", None)
         self._texts: dict[str, str | None] = {}
@@ -74,7 +82,7 @@ class Context:
         return self._corpus_path
 
     @property
-    def corpus(self):
+    def corpus(self) -> Corpus | None:
         """The test set's chunks (None when it names no corpus)."""
         if self._corpus is None:
             path = self.corpus_path
@@ -85,7 +93,7 @@ class Context:
             self._corpus = load_corpus(path)
         return self._corpus
 
-    def require_corpus(self, who: str):
+    def require_corpus(self, who: str) -> Corpus:
         c = self.corpus
         if c is None:
             raise InputError(
@@ -99,13 +107,13 @@ class Context:
         return c
 
     @cached_property
-    def index(self):
+    def index(self) -> LexicalIndex:
         from ..search import LexicalIndex
 
         return LexicalIndex.build(self.require_corpus("the builtin retriever"), language=self.language)
 
     @cached_property
-    def lookup(self):
+    def lookup(self) -> Callable[[str], str | None] | ChunkText:
         """:meth:`chunk_text` as the scoring takes it: with :meth:`in_corpus` when the test
         set has a corpus (so unknown ids are recorded), plain otherwise."""
         from ..scoring import ChunkText
@@ -113,7 +121,7 @@ class Context:
         if self._corpus_path is None:
             return self.chunk_text
         c = self.corpus
-        ids = getattr(c, "_chunks", c)
+        ids = cast("Mapping[str, Chunk]", getattr(c, "_chunks", c))  # its path is set: it is loaded
         slow = self.in_corpus
 
         def known(cid: str) -> bool:  # (the corpus's dict first: most ids are in it)
@@ -139,19 +147,20 @@ class Context:
         """Text of a chunk, from the corpus, else from the test set's labels."""
         c = self.corpus if self._corpus_path is not None else None
         if c is not None:
-            ch = getattr(c, "_chunks", c).get(cid)
+            ch: Chunk | None = getattr(c, "_chunks", c).get(cid)
             if ch is not None:
                 return ch.text
         labels = getattr(self.doc, "labels", None) or {}
         lab = labels.get(cid)
-        return getattr(lab, "text", None) if lab is not None else None
+        text: str | None = getattr(lab, "text", None) if lab is not None else None
+        return text
 
 
 _STR = {str}
 _NUM = {int, float}
 
 
-def _is_id_list(v) -> bool:
+def _is_id_list(v: object) -> bool:
     if type(v) is not list:
         return False
     try:
@@ -161,22 +170,22 @@ def _is_id_list(v) -> bool:
     return True
 
 
-def _is_number(v) -> bool:
+def _is_number(v: object) -> bool:
     return (type(v) is int or type(v) is float) and math.isfinite(v)
 
 
-def _is_scores(v) -> bool:
+def _is_scores(v: object) -> bool:
     return type(v) is list and set(map(type, v)) <= _NUM and all(map(_isfinite, v))
 
 
 _isfinite = math.isfinite
 
 
-def _is_doc_list(v) -> bool:
+def _is_doc_list(v: object) -> bool:
     return type(v) is list and all(x is None or type(x) is str for x in v)
 
 
-_CHECKS = {
+_CHECKS: dict[str, Callable[[Any], bool]] = {
     "ranking": _is_id_list,
     "docs": _is_doc_list,
     "prompt_ids": _is_id_list,
@@ -190,7 +199,7 @@ _CHECKS = {
 }
 
 
-def coerce_result(obj) -> dict:
+def coerce_result(obj: object) -> dict[str, Any]:
     """A §3 result from a dict, dataclass or object; raises ``ValueError('field: must be ...')``."""
     if type(obj) is dict:  # the usual case (a JSON object): skip the other shapes' checks
         pass
@@ -230,7 +239,7 @@ def coerce_result(obj) -> dict:
     return out
 
 
-def _short(v) -> str:
+def _short(v: object) -> str:
     try:
         s = repr(v)
     except ValueError:  # an int of more than 4,300 digits
@@ -238,12 +247,12 @@ def _short(v) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
-def approx_tokens(question: str, texts) -> int:
+def approx_tokens(question: str, texts: Iterable[str]) -> int:
     """About how many prompt tokens: characters / 4 of the question and the chunk texts."""
     return (len(question) + sum(len(t) for t in texts)) // 4
 
 
-def make_system(spec: object, ctx: Context, **options):
+def make_system(spec: object, ctx: Context, **options: Any) -> Any:  # one of the system classes
     """The system named by ``spec`` (or the callable given as ``spec``); bad specs raise
     :class:`InputError` (exit 2)."""
     if not isinstance(spec, str):
@@ -307,7 +316,7 @@ def make_system(spec: object, ctx: Context, **options):
     )
 
 
-def set_max_response_mb(mb) -> None:
+def set_max_response_mb(mb: object) -> None:
     """The answer size limit of ``http:`` and ``openai:`` systems, in MB (``--max-response-mb``)."""
     from .wire import set_max_body
 

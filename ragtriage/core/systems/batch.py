@@ -22,6 +22,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 from ..errors import InputError, Problem
 
@@ -156,7 +157,15 @@ def parts_of(spec: str) -> list[Part]:
     return parts
 
 
-def _open(part: Part):
+class _Stream(Protocol):
+    """What a results part is read through: a file, a gzip or a Zstandard stream."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+    def __enter__(self) -> object: ...
+    def __exit__(self, *args: Any, **kwargs: Any) -> object: ...
+
+
+def _open(part: Part) -> _Stream:
     codec = part.codec
     if codec == "gzip":
         return gzip.open(part.path, "rb")

@@ -11,9 +11,14 @@ matches well and it declines with the test set's first decline phrase.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
+from ..errors import Problem
 from ..search import stopwords, tokenize
 from . import Context, approx_tokens
+
+if TYPE_CHECKING:
+    from ..schema import Case
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 STEM = 5
@@ -21,7 +26,7 @@ MIN_OVERLAP = 0.25
 DEPTH = 20  # ranking depth kept, so retrieval at any k up to it needs no new call
 
 
-def _stems(text: str, stop) -> set[str]:
+def _stems(text: str, stop: frozenset[str]) -> set[str]:
     return {t[:STEM] for t in tokenize(text, stop)}
 
 
@@ -56,7 +61,7 @@ class BuiltinSystem:
     def __init__(self, ctx: Context):
         self.ctx = ctx
         ctx.require_corpus("the builtin system")
-        self.warnings: list = []
+        self.warnings: list[Problem] = []
 
     def prepare(self) -> None:
         """Build the index before the clock of the first case starts."""
@@ -67,13 +72,13 @@ class BuiltinSystem:
         return [h[0] for h in hits], [round(h[1], 6) for h in hits]
 
     def prompt_texts(self, ranking: list[str], k: int) -> list[tuple[str, str]]:
-        corpus = self.ctx.corpus
+        corpus = self.ctx.require_corpus("the builtin system")  # (it was required when made)
         return [(cid, corpus[cid].text) for cid in ranking[:k] if cid in corpus]
 
-    async def ask(self, case, k: int) -> dict:
+    async def ask(self, case: Case, k: int) -> dict[str, Any]:
         return self.ask_sync(case, k)
 
-    def ask_sync(self, case, k: int) -> dict:
+    def ask_sync(self, case: Case, k: int) -> dict[str, Any]:
         ranking, scores = self.retrieve(case.question, max(k, DEPTH))
         prompt = self.prompt_texts(ranking, k)
         answer = extractive_answer(case.question, prompt, self.ctx.language, self.ctx.decline[0])
@@ -85,7 +90,7 @@ class BuiltinSystem:
             "tokens": approx_tokens(case.question, (t for _, t in prompt)),
         }
 
-    def estimate_tokens(self, case, k: int) -> int:
+    def estimate_tokens(self, case: Case, k: int) -> int:
         ranking, _ = self.retrieve(case.question, k)
         return approx_tokens(case.question, (t for _, t in self.prompt_texts(ranking, k)))
 

@@ -30,6 +30,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -59,7 +60,7 @@ class _Worker:
             stdout=subprocess.PIPE,
             start_new_session=True,  # ctrl-c reaches the parent only; it ends the worker
         )
-        self.pending: dict[int, tuple[asyncio.Future, asyncio.AbstractEventLoop]] = {}
+        self.pending: dict[int, tuple[asyncio.Future[dict[str, Any]], asyncio.AbstractEventLoop]] = {}
         self.lock = threading.Lock()
         self.dead = False
         self.exit_code: int | None = None
@@ -100,7 +101,14 @@ class _Worker:
         for fut, loop in pending.values():
             loop.call_soon_threadsafe(_died, fut, self.exit_code, len(pending))
 
-    def send(self, call_id: int, question: str, k: int, fut: asyncio.Future, loop) -> None:
+    def send(
+        self,
+        call_id: int,
+        question: str,
+        k: int,
+        fut: asyncio.Future[dict[str, Any]],
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
         from .worker import frame
 
         with self.lock:
@@ -134,7 +142,7 @@ class _Worker:
                 self.proc.wait()
 
 
-def _settle(fut: asyncio.Future, ok: bool, body: bytes) -> None:
+def _settle(fut: asyncio.Future[dict[str, Any]], ok: bool, body: bytes) -> None:
     if fut.done():
         return
     if ok:
@@ -143,7 +151,7 @@ def _settle(fut: asyncio.Future, ok: bool, body: bytes) -> None:
         fut.set_exception(CaseError(body.decode("utf-8", "surrogatepass")))
 
 
-def _died(fut: asyncio.Future, code: int | None, n: int) -> None:
+def _died(fut: asyncio.Future[dict[str, Any]], code: int | None, n: int) -> None:
     if fut.done():
         return
     how = f"was killed by signal {-code}" if code is not None and code < 0 else f"exited with code {code}"
@@ -205,7 +213,7 @@ class ProcessExecutor:
                 raise CaseError(f"the system's worker process could not be restarted: {e}") from None
         return self._worker
 
-    async def call(self, question: str, k: int) -> dict:
+    async def call(self, question: str, k: int) -> dict[str, Any]:
         if self._idle is None:
             self._idle = asyncio.Event()
             self._idle.set()
@@ -221,10 +229,10 @@ class ProcessExecutor:
             await asyncio.sleep(0.01)
         return await self._send(question, k)
 
-    async def _send(self, question: str, k: int) -> dict:
+    async def _send(self, question: str, k: int) -> dict[str, Any]:
         assert self._idle is not None
         loop = asyncio.get_running_loop()
-        fut: asyncio.Future = loop.create_future()
+        fut: asyncio.Future[dict[str, Any]] = loop.create_future()
         call_id = next(self._ids)
         worker = self._live()
         self._busy += 1

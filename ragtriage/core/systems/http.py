@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -10,6 +11,9 @@ from .. import secrets
 from ..errors import InputError, Problem
 from . import CaseError, Context, coerce_result
 from .wire import HttpPool, Response, TooLarge, WireError, check_url
+
+if TYPE_CHECKING:
+    from ..schema import Case
 
 
 def _snippet(body: bytes, n: int = 120) -> str:
@@ -25,7 +29,7 @@ def require_url(url: str, option: str = "--system") -> None:
         raise InputError(Problem(option, None, f"{secrets.strip_userinfo(url)}: {problem}"))
 
 
-def parse_answer(status: int, content: bytes, what: str, retry_after: float | None = None) -> dict:
+def parse_answer(status: int, content: bytes, what: str, retry_after: float | None = None) -> dict[str, Any]:
     """A JSON object from an answer, or CaseError with a cause a person can act on."""
     if status >= 400:
         retry = status >= 500 or status in (408, 429)
@@ -69,7 +73,7 @@ class HttpSystem:
         self.url = url
         self.shown = secrets.strip_userinfo(url)
         self.spec = self.shown  # recorded in the run file: never the userinfo
-        self.warnings: list = []
+        self.warnings: list[Problem] = []
         self.timeout = timeout
         self._pool: HttpPool | None = None
 
@@ -82,7 +86,7 @@ class HttpSystem:
             self._pool = HttpPool(self.url)
         return self._pool
 
-    async def ask(self, case, k: int) -> dict:
+    async def ask(self, case: Case, k: int) -> dict[str, Any]:
         body = orjson.dumps({"id": case.id, "question": case.question, "k": k})
         r = await request_json(self.pool, self.url, body)
         obj = parse_answer(r.status, r.body, self.shown, r.retry_after)
@@ -96,7 +100,7 @@ class HttpSystem:
         except ValueError as e:
             raise CaseError(f"bad answer from {self.shown}: {e}") from None
 
-    def estimate_tokens(self, case, k: int) -> int:
+    def estimate_tokens(self, case: Case, k: int) -> int:
         return 0
 
     async def aclose(self) -> None:

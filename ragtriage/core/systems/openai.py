@@ -10,6 +10,7 @@ printed, logged or written to the run file (the spec recorded is the URL#MODEL).
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -19,6 +20,9 @@ from . import CaseError, Context, approx_tokens, make_system
 from .http import parse_answer, request_json, require_url
 from .wire import HttpPool
 
+if TYPE_CHECKING:
+    from ..schema import Case
+
 SYSTEM_PROMPT = (
     "You answer questions using only the sources given. Cite every source you use by "
     "its id in square brackets, like [{example}]. If the sources do not answer the question, "
@@ -26,7 +30,7 @@ SYSTEM_PROMPT = (
 )
 
 
-def build_messages(question: str, prompt: list[tuple[str, str]], decline: str) -> list[dict]:
+def build_messages(question: str, prompt: list[tuple[str, str]], decline: str) -> list[dict[str, str]]:
     example = prompt[0][0] if prompt else "chunk-id"
     sources = "\n\n".join(f"[{cid}] {text}" for cid, text in prompt) or "(no sources)"
     return [
@@ -98,7 +102,7 @@ class OpenAISystem:
                 out.append((cid, text))
         return out
 
-    async def ask(self, case, k: int) -> dict:
+    async def ask(self, case: Case, k: int) -> dict[str, Any]:
         retrieved = await self.retriever.ask(case, k)
         ranking = list(retrieved.get("ranking") or [])
         prompt = self._prompt(ranking, k)
@@ -118,7 +122,7 @@ class OpenAISystem:
         tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
         if not isinstance(tokens, int) or isinstance(tokens, bool) or not 0 <= tokens < 1 << 63:
             tokens = approx_tokens(case.question, (t for _, t in prompt))
-        out = {
+        out: dict[str, Any] = {
             "ranking": ranking,
             "answer": answer,
             "prompt_ids": [cid for cid, _ in prompt],
@@ -128,7 +132,7 @@ class OpenAISystem:
             out["scores"] = retrieved["scores"]
         return out
 
-    def estimate_tokens(self, case, k: int) -> int:
+    def estimate_tokens(self, case: Case, k: int) -> int:
         if hasattr(self.retriever, "retrieve"):
             ranking, _ = self.retriever.retrieve(case.question, k)
             return approx_tokens(case.question, (t for _, t in self._prompt(ranking, k)))

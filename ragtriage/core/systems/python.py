@@ -20,9 +20,9 @@ import os
 import queue
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import orjson
 
@@ -30,8 +30,14 @@ from ..errors import InputError, Problem
 from . import CaseError, Context, coerce_result
 
 if TYPE_CHECKING:
+    from ..schema import Case
     from .executors import ProcessExecutor
     from .ray_executor import RayExecutor
+
+#: the user's ``f(question, k)``, sync or async: what it returns is checked by :func:`checked`
+UserFunction = Callable[..., Any]
+#: a call queued on a :class:`DaemonPool`: its future, the function and its arguments
+_Job = tuple[Future[object], Callable[..., object], tuple[object, ...]]
 
 
 def spec_of(obj: object) -> str:
@@ -64,7 +70,7 @@ def check_callable(obj: object, name: str, spec: str) -> None:
     """Refuse, before the run, a system that cannot be called as ``f(question, k)`` or
     does not return its result (formats.md §3): a case-by-case error would repeat it."""
 
-    def refuse(message: str) -> None:
+    def refuse(message: str) -> NoReturn:
         raise InputError(Problem("--system", None, f"{spec}: {message}"))
 
     if not callable(obj):
@@ -76,7 +82,7 @@ def check_callable(obj: object, name: str, spec: str) -> None:
     if inspect.isgeneratorfunction(obj) or inspect.isgeneratorfunction(call):
         refuse(f"{name} is a generator function: return the result (a dict), do not yield it")
     try:
-        sig = inspect.signature(obj)  # type: ignore[arg-type]
+        sig = inspect.signature(obj)
     except (TypeError, ValueError):  # a builtin without a signature: the call will tell
         return
     try:
@@ -98,13 +104,13 @@ class DaemonPool:
 
     def __init__(self, name: str):
         self.name = name
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._idle = 0
         self._threads = 0
 
-    def submit(self, fn: Callable, *args) -> Future:
-        fut: Future = Future()
+    def submit(self, fn: Callable[..., object], *args: object) -> Future[object]:
+        fut: Future[object] = Future()
         with self._lock:
             if self._idle:
                 self._idle -= 1
@@ -166,7 +172,7 @@ class SystemLoop:
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
-    def submit(self, coro) -> Future:
+    def submit(self, coro: Coroutine[Any, Any, object]) -> Future[object]:
         return asyncio.run_coroutine_threadsafe(coro, self.loop)
 
     def stop(self) -> None:
@@ -174,7 +180,7 @@ class SystemLoop:
             self.loop.call_soon_threadsafe(self.loop.stop)
 
 
-def load_callable(target: str):
+def load_callable(target: str) -> tuple[UserFunction, bool]:
     """``(callable, is_async)`` named by ``MODULE:ATTR``, checked to be callable as
     ``f(question, k)``; :class:`InputError` with a message for people. The current
     directory is importable, as with ``python -m``."""
@@ -188,7 +194,7 @@ def load_callable(target: str):
     if cwd not in sys.path:
         sys.path.insert(0, cwd)
     try:
-        obj = importlib.import_module(mod_name)
+        obj: Any = importlib.import_module(mod_name)  # then any attribute of it
     except BaseException as e:  # the user's import failed (or exited): say so, no traceback
         raise InputError(Problem("--system", None, f"{spec}: {import_failure(mod_name, e, cwd)}")) from None
     for part in attr.split("."):
@@ -202,13 +208,13 @@ def load_callable(target: str):
     return obj, _is_async(obj)
 
 
-def _is_async(obj) -> bool:
+def _is_async(obj: object) -> bool:
     return inspect.iscoroutinefunction(obj) or inspect.iscoroutinefunction(
         type(obj).__call__ if callable(obj) else None
     )
 
 
-def checked(out, spec: str, max_body: int) -> bytes:
+def checked(out: object, spec: str, max_body: int) -> bytes:
     """A system's return value as the JSON of a §3 result; CaseError when it is not one, or
     when it is larger than the answer limit of ``http:`` (``--max-response-mb``)."""
     try:
@@ -232,14 +238,14 @@ class ThreadExecutor:
 
     name = "thread"
 
-    def __init__(self, func, spec: str):
+    def __init__(self, func: UserFunction, spec: str):
         self.func = func
         self.spec = spec
         self.is_async = _is_async(func)
         self._pool: DaemonPool | None = None
         self._loop: SystemLoop | None = None
 
-    async def call(self, question: str, k: int) -> dict:
+    async def call(self, question: str, k: int) -> dict[str, Any]:
         from .wire import max_body
 
         if self.is_async:
@@ -255,7 +261,7 @@ class ThreadExecutor:
         checked(out, self.spec, max_body())
         return coerce_result(out)
 
-    async def _call_async(self, question: str, k: int):
+    async def _call_async(self, question: str, k: int) -> object:
         try:
             return await self.func(question, k)
         except BaseException as e:
@@ -293,7 +299,7 @@ class PythonSystem:
         ray_address: str | None = None,
     ):
         self.spec = f"python:{target}"
-        self.warnings: list = []
+        self.warnings: list[Problem] = []
         self.workers = max(1, workers)
         if executor not in EXECUTORS:
             raise InputError(Problem("--executor", None, f"{executor!r}: one of {', '.join(EXECUTORS)}"))
@@ -319,17 +325,17 @@ class PythonSystem:
         self.warnings = []
         self.workers = max(1, workers)
         check_callable(obj, name, self.spec)
-        self.func = obj
-        self.executor = ThreadExecutor(obj, self.spec)
+        self.func = cast("UserFunction", obj)  # check_callable refused anything else
+        self.executor = ThreadExecutor(self.func, self.spec)
         return self
 
     def prepare(self) -> None:
         pass
 
-    async def ask(self, case, k: int) -> dict:
+    async def ask(self, case: Case, k: int) -> dict[str, Any]:
         return await self.executor.call(case.question, k)
 
-    def estimate_tokens(self, case, k: int) -> int:
+    def estimate_tokens(self, case: Case, k: int) -> int:
         return 0
 
     async def aclose(self) -> None:

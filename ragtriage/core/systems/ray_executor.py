@@ -25,6 +25,7 @@ import asyncio
 import itertools
 import os
 import sys
+from typing import Any
 
 import orjson
 
@@ -32,7 +33,7 @@ from ..errors import InputError, Problem
 from . import CaseError
 
 
-def _ray():
+def _ray() -> Any:  # the ray module (installed without type information)
     try:
         import ray
     except ImportError:
@@ -44,7 +45,7 @@ def _ray():
     return ray
 
 
-def _actor_class(ray):
+def _actor_class(ray: Any) -> Any:  # a Ray actor class
     @ray.remote(max_restarts=-1, max_task_retries=0, num_cpus=1)
     class SystemActor:
         def __init__(self, target: str, max_body: int, path: list[str]):
@@ -106,7 +107,7 @@ class RayExecutor:
             raise InputError(Problem("--system", None, f"{spec}: {_first_line(cause)}")) from None
         self._next = itertools.cycle(range(n))
 
-    async def call(self, question: str, k: int) -> dict:
+    async def call(self, question: str, k: int) -> dict[str, Any]:
         ray = self.ray
         actor = self.actors[next(self._next)]
         ref = actor.call.remote(question, k)
@@ -126,7 +127,8 @@ class RayExecutor:
                 "crashed, or was killed",
                 retry=True,
             ) from None
-        return orjson.loads(body)
+        result: dict[str, Any] = orjson.loads(body)  # the worker sent a checked result object
+        return result
 
     def _shutdown(self) -> None:
         for a in getattr(self, "actors", ()):

@@ -12,13 +12,18 @@ per-case path (``sweep``, the app, the API with a callback) reads it whole on fi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..errors import InputError, Problem
 from . import CaseError, Context, coerce_result
 from .batch import Part, lines, parts_of
+
+if TYPE_CHECKING:
+    from ..schema import Case
 
 MAX_PROBLEMS = 50
 
@@ -27,17 +32,17 @@ class Reader:
     """One pass over a results source: each good line as ``(part, line, result)``;
     problems and warnings collected (reading stops after :data:`MAX_PROBLEMS`)."""
 
-    def __init__(self, parts: list[Part], known_ids=None):
+    def __init__(self, parts: list[Part], known_ids: Collection[str] | None = None):
         self.parts = parts
         self.known = known_ids
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
         self.first: dict[str, tuple[str, int]] = {}  # id -> (part, line) where it was given
 
-    def _problem(self, name: str, line: int | None, msg: str, **where) -> None:
+    def _problem(self, name: str, line: int | None, msg: str, **where: Any) -> None:
         self.problems.append(Problem(name, line, msg, **where))
 
-    def take(self, name: str, lineno: int, obj: object) -> dict | None:
+    def take(self, name: str, lineno: int, obj: object) -> dict[str, Any] | None:
         """The result a parsed line holds (None: a problem, a warning or a repeat)."""
         if not isinstance(obj, dict):
             self._problem(name, lineno, f"expected a JSON object, got {type(obj).__name__}")
@@ -65,7 +70,7 @@ class Reader:
             return None
         return res
 
-    def __iter__(self) -> Iterator[tuple[str, int, dict]]:
+    def __iter__(self) -> Iterator[tuple[str, int, dict[str, Any]]]:
         loads = orjson.loads
         for part in self.parts:
             name = part.name
@@ -87,7 +92,9 @@ class Reader:
             raise InputError(self.problems)
 
 
-def read_results(path, known_ids=None) -> tuple[dict[str, dict], list[Problem]]:
+def read_results(
+    path: str | Path, known_ids: Collection[str] | None = None
+) -> tuple[dict[str, dict[str, Any]], list[Problem]]:
     """id -> result dict, and warnings (unknown ids). Raises InputError on bad lines."""
     reader = Reader(parts_of(str(path)), known_ids)
     out = {res["id"]: res for _, _, res in reader}
@@ -101,11 +108,11 @@ class ResultsSystem:
         self.spec = f"results:{path}"
         self.parts = parts_of(path)  # a missing file, a FIFO, an empty folder: refused now
         self.ids = {c.id for c in ctx.doc.cases}
-        self._results: dict[str, dict] | None = None
+        self._results: dict[str, dict[str, Any]] | None = None
         self.warnings: list[Problem] = []
 
     @property
-    def results(self) -> dict[str, dict]:
+    def results(self) -> dict[str, dict[str, Any]]:
         """Every result, read on first use (the columnar path streams instead)."""
         if self._results is None:
             reader = Reader(self.parts, self.ids)
@@ -121,19 +128,19 @@ class ResultsSystem:
     def prepare(self) -> None:
         self.results  # noqa: B018  (read now: a bad line is exit 2 before any output is opened)
 
-    def get(self, case) -> dict:
+    def get(self, case: Case) -> dict[str, Any]:
         res = self.results.get(case.id)
         if res is None:
             raise CaseError(f"no result for this case in {self.path}")
         return res
 
-    async def ask(self, case, k: int) -> dict:
+    async def ask(self, case: Case, k: int) -> dict[str, Any]:
         return self.get(case)
 
-    def ask_sync(self, case, k: int) -> dict:
+    def ask_sync(self, case: Case, k: int) -> dict[str, Any]:
         return self.get(case)
 
-    def estimate_tokens(self, case, k: int) -> int:
+    def estimate_tokens(self, case: Case, k: int) -> int:
         return 0
 
     async def aclose(self) -> None:

@@ -21,7 +21,7 @@ import ssl
 import time
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import SplitResult, quote, unquote, urlsplit
 
 from .. import secrets
 
@@ -102,7 +102,7 @@ def check_url(url: str) -> str | None:
     return None
 
 
-def _request_path(u) -> str:
+def _request_path(u: SplitResult) -> str:
     safe = "/%:@!$&'()*+,;=-._~"
     path = quote(u.path or "/", safe=safe)
     return path + (f"?{quote(u.query, safe=safe + '?')}" if u.query else "")
@@ -111,12 +111,12 @@ def _request_path(u) -> str:
 class _Conn:
     __slots__ = ("reader", "writer", "used")
 
-    def __init__(self, reader, writer):
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
         self.reader = reader
         self.writer = writer
         self.used = 0
 
-    def close(self):
+    def close(self) -> None:
         try:
             self.writer.close()
         except Exception:  # already gone

@@ -23,6 +23,7 @@ import signal
 import struct
 import sys
 import threading
+from typing import IO
 
 import orjson
 
@@ -31,7 +32,7 @@ _LEN = struct.Struct(">I")
 _HEAD = struct.Struct(">QB")
 
 
-def _read_exact(f, n: int) -> bytes | None:
+def _read_exact(f: IO[bytes], n: int) -> bytes | None:
     data = b""
     while len(data) < n:
         got = f.read(n - len(data))
@@ -41,7 +42,7 @@ def _read_exact(f, n: int) -> bytes | None:
     return data
 
 
-def read_frame(f) -> bytes | None:
+def read_frame(f: IO[bytes]) -> bytes | None:
     head = _read_exact(f, 4)
     if head is None:
         return None
@@ -89,7 +90,7 @@ def serve(target: str, max_body: int) -> None:
         loop = asyncio.new_event_loop()
         threading.Thread(target=loop.run_forever, name="ragtriage-worker-loop", daemon=True).start()
 
-    async def guarded(question: str, k: int):
+    async def guarded(question: str, k: int) -> object:
         try:
             return await func(question, k)
         except BaseException as e:  # SystemExit inside the loop would stop the loop itself

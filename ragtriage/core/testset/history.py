@@ -7,7 +7,7 @@ immutable strings shared between snapshots).
 from __future__ import annotations
 
 import itertools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..schema import Settings
 from .regions import Coll, Item, Region
@@ -33,7 +33,7 @@ class Snapshot(NamedTuple):
     colls: list[CollState]
     expected_changed: bool
     version: int
-    raw_settings: dict
+    raw_settings: dict[str, Any]
     settings: Settings
     case_index: dict[str, int]  # case id -> position: shared, never changed in place once taken
 
@@ -43,7 +43,7 @@ def take(
     colls: tuple[Coll, ...],
     expected_changed: bool,
     version: int,
-    raw_settings: dict,
+    raw_settings: dict[str, Any],
     settings: Settings,
     index: dict[str, int],
 ) -> Snapshot:

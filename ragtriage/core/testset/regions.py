@@ -21,7 +21,7 @@ class Item:
 
     __slots__ = ("text", "key", "data", "model", "line")
 
-    def __init__(self, text: str, key: str, data: dict, model: Any = None, line: int = 0):
+    def __init__(self, text: str, key: str, data: dict[str, Any], model: Any = None, line: int = 0):
         self.text = text
         self.key = key
         self.data = data
