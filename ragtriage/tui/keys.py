@@ -63,6 +63,9 @@ KEY_TABLE: tuple[tuple[str, str, str], ...] = (
     ("backspace", "take the last grade back", "Grading"),
     ("space", "toggle the chunk in or out of expected", "picker"),
     ("A", "expect any / all", "picker"),
+    ("D", "the chunk's document in or out of expected_docs", "picker"),
+    ("left / right", "the previous / next sentence of the chunk preview", "picker"),
+    ("Q", "the sentence shown in or out of the evidence quotes", "picker"),
 )
 
 

@@ -327,6 +327,9 @@ leaves a recovery file the next start offers to restore.
                 corpus_note=corpus_note,
                 review_note=note,
                 note_current=note.about(run.record(case_id)) if note is not None else False,
+                record=run.record(case_id),
+                k=run.k if run.record(case_id) is not None else (app.doc.settings.k if app.loaded else None),
+                quotes_now=app.stale.quotes_of(case_id) if app.loaded else None,
             )
         )
 
