@@ -104,6 +104,7 @@ class StaleTracker:
         # case id -> where each of its quotes resolves now (None: not resolved yet)
         self.quotes: dict[str, list[QuoteEntry]] | None = None
         self.later: set[tuple[str, str]] = set()  # (case, quote) kept for later in Stale review
+        self._quotes_edited: set[str] = set()  # cases whose quotes an edit changed: check again
         self._labels: set[str] | None = None  # labels to check (None: all)
         self._cases: set[str] | None = None  # cases whose entries the next check replaces
         self.running: StaleJob | None = None
@@ -123,8 +124,31 @@ class StaleTracker:
 
     @property
     def open_quotes(self) -> list[QuoteEntry]:
-        """The quotes that do not resolve now, in case order (Stale review shows them)."""
-        return [e for entries in (self.quotes or {}).values() for e in entries if not e.resolution.resolved]
+        """The quotes that do not resolve now, in case order (Stale review shows them); a
+        case whose quotes were just edited is left out until they are resolved again."""
+        return [
+            e
+            for cid, entries in (self.quotes or {}).items()
+            if cid not in self._quotes_edited
+            for e in entries
+            if not e.resolution.resolved
+        ]
+
+    def quote_edited(self, case_id: str) -> None:
+        """A person resolved one of the case's quotes: hide them until the next check."""
+        self._quotes_edited.add(case_id)
+
+    def is_later(self, entry: QuoteEntry) -> bool:
+        return (entry.case, entry.resolution.quote) in self.later
+
+    def keep_for_later(self, entry: QuoteEntry) -> bool:
+        """Mark the quote kept for later (or not any more); True when it is now kept."""
+        key = (entry.case, entry.resolution.quote)
+        if key in self.later:
+            self.later.discard(key)
+            return False
+        self.later.add(key)
+        return True
 
     def touched(self, change: Change) -> None:
         """Remember what ``change`` touched for the next check."""
@@ -173,8 +197,10 @@ class StaleTracker:
     def _merge_quotes(self, job: StaleJob, doc: TestSetDocument) -> None:
         checked = job.quote_cases
         if checked is None or self.quotes is None:
+            self._quotes_edited.clear()
             self.quotes = dict(job.quotes)
             return
+        self._quotes_edited -= checked
         kept = {cid: es for cid, es in self.quotes.items() if cid not in checked and cid in doc}
         kept.update(job.quotes)
         self.quotes = dict(sorted(kept.items(), key=lambda kv: doc.index_of(kv[0])))

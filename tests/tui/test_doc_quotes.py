@@ -215,3 +215,106 @@ async def test_document_ranks_from_the_run_in_the_cases_detail_and_triage(folien
         shown = text_of(triage.query_one("#triage-detail"))
         assert f"{want}  at document rank {rank}" in shown and "doc_hit@3" in shown
         assert "no expected chunk yet" not in shown
+
+
+@pytest.fixture
+def zitate(folien):
+    """folien-de-zitate.yaml with one quote edited (found nowhere now) and one sentence
+    copied into a second deck (the quote holding it is ambiguous)."""
+    ts = folien / "folien-de-zitate.yaml"
+    ts.write_text(
+        ts.read_text("utf-8").replace(
+            "Ein neues Passwort braucht mindestens zwölf Zeichen.",
+            "Ein neues Passwort braucht mindestens zehn Zeichen.",
+        ),
+        "utf-8",
+    )
+    with (folien / "folien-de.chunks.jsonl").open("a", encoding="utf-8") as f:
+        f.write(
+            json.dumps({"id": "faq-1", "doc": "faq.md", "text": "Du hast 30 Urlaubstage im Jahr."}) + "\n"
+        )
+    return ts
+
+
+async def open_stale_review(app, pilot):
+    from ragtriage.tui.screens.stale import StaleScreen
+
+    await settle(app, pilot)
+    await until(pilot, lambda: app.stale.quotes is not None)
+    await pilot.press("l")
+    await settle(app, pilot)
+    assert isinstance(app.screen, StaleScreen)
+    return app.screen
+
+
+async def to_quote(pilot, screen, case_id: str) -> None:
+    await pilot.press("home")
+    for _ in range(20):
+        q = screen._current_quote()
+        if q is not None and q.case == case_id:
+            return
+        await pilot.press("j")
+    raise AssertionError(f"no quote of {case_id} listed")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_stale_review_lists_unresolved_quotes_and_applies_only_a_pick(zitate, size):
+    app = make_app(zitate, recovery=False)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_stale_review(app, pilot)
+        assert {(q.case, q.resolution.status) for q in screen.quote_entries} == {
+            ("passwort", "missing"),
+            ("urlaubstage", "ambiguous"),
+        }
+        assert "2 quotes to review" in text_of(screen.query_one("#stale-status"))
+        await to_quote(pilot, screen, "passwort")
+        detail = text_of(screen.query_one("#stale-text"))
+        assert "“Ein neues Passwort braucht mindestens zehn Zeichen.”" in detail
+        assert "found nowhere" in detail
+        q = screen._current_quote()
+        right = next(
+            i
+            for i, (cid, _s, _d) in enumerate(q.resolution.candidates)
+            if "zwölf" in app.corpus.get(cid).text
+        )
+        assert f"{right + 1} writes “Ein neues Passwort braucht mindestens zwölf Zeichen.”" in detail
+        await pilot.press("enter", "a", "F")  # never automatic: nothing written
+        await settle(app, pilot)
+        assert not app.session.unsaved
+        await pilot.press(str(right + 1))
+        await settle(app, pilot)
+        case = app.session.doc.case("passwort")
+        assert case.evidence == ("Ein neues Passwort braucht mindestens zwölf Zeichen.",)
+        assert resolve_cases([case], app.corpus)["passwort"].complete
+        await until(pilot, lambda: [q.case for q in screen.quote_entries] == ["urlaubstage"])
+        await to_quote(pilot, screen, "urlaubstage")
+        detail = text_of(screen.query_one("#stale-text"))
+        assert "several documents" in detail and "adds faq.md to expected_docs" in detail
+        q = screen._current_quote()
+        deck = next(i for i, (_c, _s, d) in enumerate(q.resolution.candidates) if d == "einarbeitung.md")
+        await pilot.press(str(deck + 1))
+        await settle(app, pilot)
+        assert app.session.doc.case("urlaubstage").expected_docs == ("einarbeitung.md",)
+        await until(pilot, lambda: not screen.quote_entries)
+        gold = resolve_cases([app.session.doc.case("urlaubstage")], app.corpus)["urlaubstage"]
+        assert gold.complete and all(app.corpus.get(c).doc == "einarbeitung.md" for c in gold.ids)
+        await pilot.press("ctrl+z")  # one undo step each
+        await settle(app, pilot)
+        assert app.session.doc.case("urlaubstage").expected_docs == ()
+
+
+async def test_L_keeps_a_quote_for_later_and_writes_nothing(zitate):
+    app = make_app(zitate, recovery=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_stale_review(app, pilot)
+        await to_quote(pilot, screen, "passwort")
+        await pilot.press("L")
+        await settle(app, pilot)
+        assert not app.session.unsaved
+        assert screen._current_quote().case == "urlaubstage"  # moved on to the next
+        first = screen.query_one("#stale-list").get_option_at_index(0)
+        assert str(first.prompt).startswith("later")
+        assert [q.case for q in screen.quote_entries] == ["passwort", "urlaubstage"]  # still listed
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert "2 quotes unresolved" in text_of(app.screen.query_one("#status"))
