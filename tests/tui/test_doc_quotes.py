@@ -266,7 +266,7 @@ async def test_stale_review_lists_unresolved_quotes_and_applies_only_a_pick(zita
             ("passwort", "missing"),
             ("urlaubstage", "ambiguous"),
         }
-        assert "2 quotes to review" in text_of(screen.query_one("#stale-status"))
+        assert "✓ no stale label · 2 quotes to review" in text_of(screen.query_one("#stale-status"))
         await to_quote(pilot, screen, "passwort")
         detail = text_of(screen.query_one("#stale-text"))
         assert "“Ein neues Passwort braucht mindestens zehn Zeichen.”" in detail
@@ -290,6 +290,7 @@ async def test_stale_review_lists_unresolved_quotes_and_applies_only_a_pick(zita
         await to_quote(pilot, screen, "urlaubstage")
         detail = text_of(screen.query_one("#stale-text"))
         assert "several documents" in detail and "adds faq.md to expected_docs" in detail
+        assert "holds the quote" in detail and "100%" not in detail
         q = screen._current_quote()
         deck = next(i for i, (_c, _s, d) in enumerate(q.resolution.candidates) if d == "einarbeitung.md")
         await pilot.press(str(deck + 1))

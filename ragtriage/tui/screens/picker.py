@@ -196,7 +196,13 @@ by its words, so it survives re-chunking.
         t.append(
             ", ".join(case.expected)
             if case.expected
-            else ("∅ unanswerable" if case.unanswerable else "none yet")
+            else (
+                "∅ unanswerable"
+                if case.unanswerable
+                else "no chunk ids"
+                if case.expected_docs or case.evidence
+                else "none yet"
+            )
         )
         t.append(f"   expect: {case.expect} ", style="dim")
         t.append("(A switches)", style="dim italic")

@@ -221,7 +221,11 @@ are still stale against it.
             lst.highlighted = min(keep or 0, len(entries) + len(quotes) - 1)
             n_auto = sum(1 for e in entries if e.fix == Fix.AUTO)
             fix_all = " · F fixes every auto one" if n_auto > 1 else ""
-            labels = f"⚠ {len(entries)} stale ({n_auto} auto, {len(entries) - n_auto} review)"
+            labels = (
+                f"⚠ {len(entries)} stale ({n_auto} auto, {len(entries) - n_auto} review)"
+                if entries
+                else "✓ no stale label"
+            )
             status.update(Text(f"{labels}{n_quotes} · checked against {against}{fix_all}"))
         else:
             msg = f"✓ no stale label against {against}"
@@ -398,7 +402,8 @@ are still stale against it.
             cdoc = cdoc or (chunk.doc if chunk is not None else None)
             t.append(f"[{i}] ", style="bold")
             t.append(cid, style="bold")
-            t.append(f"  {how_close(r.quote, chunk, 'missing', score)}", style="dim")
+            how = how_close(r.quote, chunk, "missing", score) if r.status == "missing" else "holds the quote"
+            t.append(f"  {how}", style="dim")
             if cdoc:
                 t.append(f"  {cdoc}", style="italic")
             t.append("\n")
