@@ -125,13 +125,13 @@ by its words, so it survives re-chunking.
         Binding("escape", "back", "Back", id="picker.back"),
         Binding("space", "toggle_chunk", "Toggle chunk", key_display="space", id="picker.toggle"),
         Binding("A", "toggle_expect", "Any/all", id="picker.expect", tooltip="expect any one chunk or all"),
+        Binding("slash", "focus_query", "Search", key_display="/", id="picker.search"),
         Binding(
             "D", "toggle_doc", "Document", id="picker.doc", tooltip="the chunk's document in expected_docs"
         ),
         Binding(
             "Q", "toggle_quote", "Quote", id="picker.quote", tooltip="the sentence shown as an evidence quote"
         ),
-        Binding("slash", "focus_query", "Search", key_display="/", id="picker.search"),
     ]
 
     def __init__(self, case_id: str) -> None:
