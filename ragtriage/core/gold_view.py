@@ -2,6 +2,9 @@
 picker, Cases detail, Triage and stale review call these; tests call them directly).
 
 * :func:`sentence_at` — the sentence of a chunk's text under a cursor, to become a quote;
+  :func:`sentences` — every sentence of a chunk's text, for a cursor that moves by sentence;
+  :func:`closest_sentence` — the sentence of a candidate chunk most like a quote that is
+  found nowhere (what Stale review offers to write when a person picks that candidate);
 * :func:`with_quote` / :func:`with_doc` — a case's ``evidence`` / ``expected_docs`` with
   one more (or one fewer) entry, for the test-set document's ``update_case``;
 * :func:`detail_lines` — what a detail pane shows: each expected document and the rank it
@@ -33,6 +36,36 @@ def sentence_at(text: str, pos: int) -> str:
             return _clean(text[start : m.end()]) or _clean(text[m.end() :].split("\n", 1)[0])
         start = m.end()
     return _clean(text[start:])
+
+
+def sentences(text: str) -> list[tuple[int, int, str]]:
+    """Every sentence of ``text`` as :func:`sentence_at` cuts them: ``(start, end, sentence)``
+    in order, the sentence trimmed as a quote is written; blank pieces are left out."""
+    out: list[tuple[int, int, str]] = []
+    start = 0
+    for m in [*_END.finditer(text), None]:
+        end = len(text) if m is None else m.end()
+        piece = _clean(text[start:end])
+        if piece:
+            out.append((start, end, piece))
+        if m is None:
+            break
+        start = end
+    return out
+
+
+def closest_sentence(text: str, quote: str) -> str:
+    """The sentence of ``text`` most like ``quote`` (characters compared after the
+    resolution's normalisation, case folded; the first of equals); "" when ``text`` has none."""
+    from difflib import SequenceMatcher
+
+    want = norm(quote).casefold()
+    best, score = "", -1.0
+    for _start, _end, sentence in sentences(text):
+        r = SequenceMatcher(None, want, norm(sentence).casefold(), autojunk=False).ratio()
+        if r > score:
+            best, score = sentence, r
+    return best
 
 
 def _clean(s: str) -> str:

@@ -57,12 +57,16 @@ KEY_TABLE: tuple[tuple[str, str, str], ...] = (
     ("g", "the grading queue: grade answers blind (judge)", "Triage"),
     ("i", "show / hide the summary", "Triage"),
     ("tab / shift+tab", "next / previous group; elsewhere, next / previous pane", "Triage"),
-    ("1-9", "accept candidate n", "Stale review"),
+    ("1-9", "accept candidate n (of a stale label, or of a quote that does not resolve)", "Stale review"),
+    ("L", "keep the quote for later: nothing is written", "Stale review"),
     ("F", "every automatic fix at once, as stale --fix (one undo step)", "Stale review"),
     ("y / n / s", "answer the grading question: yes, no, skip (no reference)", "Grading"),
     ("backspace", "take the last grade back", "Grading"),
     ("space", "toggle the chunk in or out of expected", "picker"),
     ("A", "expect any / all", "picker"),
+    ("D", "the chunk's document in or out of expected_docs", "picker"),
+    ("left / right", "the previous / next sentence of the chunk preview", "picker"),
+    ("Q", "the sentence shown in or out of the evidence quotes", "picker"),
 )
 
 

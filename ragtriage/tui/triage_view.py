@@ -10,8 +10,8 @@ must-contain strings the answer has. Pass/fail is always a glyph and a word.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -20,6 +20,7 @@ from .triage_state import verdict_text
 
 if TYPE_CHECKING:
     from ..core.notes import Note
+    from ..core.quote_check import QuoteEntry
     from ..core.records import CaseRecord
     from ..core.schema import Case
 
@@ -92,6 +93,45 @@ def review_note_text(note: Note, current: bool) -> Text:
     return t
 
 
+def gold_text(
+    case: Case | None,
+    record: Mapping[str, Any] | None,
+    k: int | None,
+    quotes_now: Sequence[QuoteEntry] | None = None,
+) -> Text:
+    """A case's document gold and quotes: each expected document with the document rank it
+    reached in the run (``record``) and ``doc_hit@k``; each quote with the chunks it resolves
+    to now (``quotes_now``: the app's check against the loaded corpus), else where the run
+    resolved it. Empty when the case has neither."""
+    from ..core.gold_view import detail_lines
+
+    if case is None or not (case.expected_docs or case.evidence):
+        return Text()
+    rec: dict[str, Any] = {}
+    if record is not None and "doc_ranking" in record:
+        rec["doc_ranking"] = record["doc_ranking"]
+    if quotes_now is not None:
+        rec["evidence"] = [e.resolution.to_dict() for e in quotes_now]
+    elif record is not None and record.get("evidence"):
+        rec["evidence"] = record["evidence"]
+    t = Text("\n")
+    if record is not None and "doc_hit" in record and case.expected_docs:
+        rank = record.get("doc_rank")
+        if record.get("doc_hit"):
+            t.append(f"✓ doc_hit@{k}: an expected document at document rank {rank}\n")
+        else:
+            where = f" (first at document rank {rank})" if rank else ""
+            t.append(f"✗ doc_hit@{k}: no expected document in the first {k} documents{where}\n", style="bold")
+    for line in detail_lines(case, rec or None, k):
+        if not line.startswith(" "):
+            t.append(line + "\n", style="dim")
+        elif line.lstrip().startswith("✗"):
+            t.append(line + "\n", style="bold")
+        else:
+            t.append(line + "\n")
+    return t
+
+
 def describe(
     record: CaseRecord,
     k: int,
@@ -104,17 +144,20 @@ def describe(
     notes_field: str | None = None,
     system: str | None = None,
     max_chunk: int = 160,
+    quotes_now: Sequence[QuoteEntry] | None = None,
 ) -> Text:
     """A readable account of one case of a run.
 
     ``case`` is the test set's current case (for must_contain and the reference
     answer; None while the test set loads), ``chunk_text(id)`` gives a chunk's text,
-    ``note`` the case's latest review note (``note_current``: about this answer)."""
+    ``note`` the case's latest review note (``note_current``: about this answer),
+    ``quotes_now`` where the case's quotes resolve in the loaded corpus."""
     t = Text()
     _heading(t, record, reviewed)
     ranking = list(record.get("ranking") or [])
     expected = list(case.expected if case is not None else record.get("expected") or [])
     _expected(t, record, case, expected, ranking, k, system)
+    t.append_text(gold_text(case, record, k, quotes_now))
     _retrieved(t, record, set(expected), ranking, k, chunk_text, max_chunk)
     _answer(t, record, set(expected))
     if case is not None:
@@ -160,6 +203,8 @@ def _expected(
     t.append("\n")
     if unanswerable:
         t.append("∅ unanswerable: the right answer is to decline\n")
+    elif not expected and case is not None and (case.expected_docs or case.evidence):
+        pass  # the gold is documents or quotes: gold_text shows it
     elif not expected:
         t.append(
             "✎ no expected chunk yet ("

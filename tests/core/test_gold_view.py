@@ -44,3 +44,43 @@ def test_detail_lines_show_document_ranks_and_resolved_quotes():
     ]
     assert detail_lines(case, None, 2)[1] == "  rueck.md"
     assert detail_lines(Case(id="x", question="q", expected=["a"]), rec, 2) == []
+
+
+def test_every_sentence_of_the_demo_slides_resolves_back_to_its_chunk():
+    """What the picker's Q writes (a sentence as :func:`sentences` cuts it) is found again by
+    the resolver in the chunk it was taken from, for every sentence of every slide."""
+    from pathlib import Path
+
+    from ragtriage.core.corpus import load_corpus
+    from ragtriage.core.gold_view import sentences
+    from ragtriage.core.quotes import find_quotes, norm
+
+    corpus = load_corpus(Path(__file__).resolve().parents[2] / "testsets/folien-de/folien-de.chunks.jsonl")
+    taken = [(c.id, s) for c in corpus.values() for _a, _b, s in sentences(c.text)]
+    assert len(taken) > 2 * len(corpus)  # slides have several sentences each
+    found = find_quotes([s for _cid, s in taken], corpus)
+    for cid, s in taken:
+        assert cid in [h for h, _doc in found[norm(s)].holders], (cid, s)
+
+
+def test_sentences_cut_as_sentence_at_does():
+    from ragtriage.core.gold_view import sentences
+
+    got = sentences(SLIDE)
+    assert [s for _a, _b, s in got] == [
+        "Hotel",
+        "Für eine Übernachtung zahlen wir bis zu 120 Euro.",
+        "Die Version 2.5 gilt ab sofort!",
+        "Bitte buche früh",
+    ]
+    assert all(sentence_at(SLIDE, a + (b - a) // 2) == s for a, b, s in got)
+    assert sentences("") == [] and sentences(" \n ") == []
+
+
+def test_the_closest_sentence_of_a_candidate():
+    from ragtriage.core.gold_view import closest_sentence
+
+    assert closest_sentence(SLIDE, "Für eine Nacht zahlen wir bis zu 130 Euro.") == (
+        "Für eine Übernachtung zahlen wir bis zu 120 Euro."
+    )
+    assert closest_sentence("", "x") == ""

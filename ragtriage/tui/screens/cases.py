@@ -290,6 +290,9 @@ leaves a recovery file the next start offers to restore.
         stale = app.stale.report
         if stale:
             parts.append(f"⚠ {len(stale)} stale label{'s' * (len(stale) != 1)}")
+        quotes = len(app.stale.open_quotes)
+        if quotes:
+            parts.append(f"⚠ {quotes} quote{'s' * (quotes != 1)} unresolved")
         if app.corpus is None and app.corpus_path is not None and not app.corpus_error:
             parts.append("loading corpus…")
         elif app.corpus_error:
@@ -327,6 +330,9 @@ leaves a recovery file the next start offers to restore.
                 corpus_note=corpus_note,
                 review_note=note,
                 note_current=note.about(run.record(case_id)) if note is not None else False,
+                record=run.record(case_id),
+                k=run.k if run.record(case_id) is not None else (app.doc.settings.k if app.loaded else None),
+                quotes_now=app.stale.quotes_of(case_id) if app.loaded else None,
             )
         )
 

@@ -7,6 +7,12 @@ too, so typing never waits on it. An empty query lists the corpus by document.
 
 From the search box, ``↑``/``↓`` move the highlight in the list; ``space`` then
 toggles the highlighted chunk (right after typing, ``space`` types a space).
+
+Beyond chunk ids (issue 24): ``D`` toggles the highlighted chunk's document in the case's
+``expected_docs``; the preview under the list shows the highlighted chunk one sentence at
+a time (``←``/``→`` move the sentence), and ``Q`` toggles that sentence in the case's
+``evidence`` (the core's :func:`~ragtriage.core.gold_view.sentences` cuts them, so the quote
+resolves back to the chunk it came from).
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.corpus import Corpus
+from ...core.corpus import Chunk, Corpus
+from ...core.gold_view import sentences, with_doc, with_quote
+from ...core.quotes import norm
 from ...core.schema import Case
 from ..base import AppScreen
 from ..edits import UpdateCase
@@ -40,7 +48,14 @@ class ChunkList(OptionList):
         Binding("k", "cursor_up", "Up", show=False, id="picker.up"),
         Binding("home", "first", "First", show=False, id="picker.first"),
         Binding("G,end", "last", "Last", show=False, id="picker.last"),
+        Binding("left", "sentence(-1)", "Previous sentence", show=False, id="picker.sentence_prev"),
+        Binding("right", "sentence(1)", "Next sentence", show=False, id="picker.sentence_next"),
     ]
+
+    def action_sentence(self, by: int) -> None:
+        screen = self.screen
+        if isinstance(screen, PickerScreen):
+            screen.move_sentence(by)
 
 
 class QueryInput(Input):
@@ -96,6 +111,14 @@ highlight in the list and {space} then toggles it (right after typing, space is
 a space). {A} (shift+a) switches expect between any (one chunk suffices) and all
 (the answer needs every one); {/} goes back to the search box. Labels (what the
 chunk says now) are recorded when you save.
+
+Gold in other words: {D} (shift+d) toggles the highlighted chunk's document in
+the case's expected_docs (the case then counts as found when any chunk of that
+document is retrieved). The preview under the list shows the highlighted
+chunk's text a sentence at a time: {left}/{right} move to the previous / next
+sentence, and {Q} (shift+q) takes the sentence shown as an evidence quote (Q
+again on the same sentence removes it). A quote is found again in the corpus
+by its words, so it survives re-chunking.
 """
 
     BINDINGS = [
@@ -103,6 +126,12 @@ chunk says now) are recorded when you save.
         Binding("space", "toggle_chunk", "Toggle chunk", key_display="space", id="picker.toggle"),
         Binding("A", "toggle_expect", "Any/all", id="picker.expect", tooltip="expect any one chunk or all"),
         Binding("slash", "focus_query", "Search", key_display="/", id="picker.search"),
+        Binding(
+            "D", "toggle_doc", "Document", id="picker.doc", tooltip="the chunk's document in expected_docs"
+        ),
+        Binding(
+            "Q", "toggle_quote", "Quote", id="picker.quote", tooltip="the sentence shown as an evidence quote"
+        ),
     ]
 
     def __init__(self, case_id: str) -> None:
@@ -113,6 +142,8 @@ chunk says now) are recorded when you save.
         self.browsing = False  # the query is empty: the list shows the corpus by document
         self.shown: list[tuple[str, bool]] = []
         self._searched: str | None = None
+        self.sentence = 0  # the sentence of the highlighted chunk the preview shows
+        self._preview_of: str | None = None
 
     class Found(Message):
         """A search finished (posted by its worker)."""
@@ -135,6 +166,7 @@ chunk says now) are recorded when you save.
         yield QueryInput(id="query", placeholder="search the corpus (empty: browse by document)")
         yield Static("", id="picker-status")
         yield ChunkList(id="results")
+        yield Static("", id="picker-preview")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -164,10 +196,22 @@ chunk says now) are recorded when you save.
         t.append(
             ", ".join(case.expected)
             if case.expected
-            else ("∅ unanswerable" if case.unanswerable else "none yet")
+            else (
+                "∅ unanswerable"
+                if case.unanswerable
+                else "no chunk ids"
+                if case.expected_docs or case.evidence
+                else "none yet"
+            )
         )
         t.append(f"   expect: {case.expect} ", style="dim")
         t.append("(A switches)", style="dim italic")
+        if case.expected_docs:
+            t.append("\ndocuments: ", style="dim")
+            t.append(", ".join(case.expected_docs))
+        if case.evidence:
+            n = len(case.evidence)
+            t.append(f"   {n} quote{'s' * (n != 1)}", style="dim")
         self.query_one("#picker-case", Static).update(t)
 
     # -- state -----------------------------------------------------------------------
@@ -270,6 +314,7 @@ chunk says now) are recorded when you save.
         if options:
             lst.highlighted = min(keep or 0, len(options) - 1)
         self.query_one("#picker-status", Static).update(self._status())
+        self._show_preview()
 
     def _system_options(self, expected: set[str]) -> list[Option]:
         """What ``edit --system SPEC`` retrieves for the case's question, under the results
@@ -313,7 +358,11 @@ chunk says now) are recorded when you save.
         t.append(f"{rank}. " if rank else "– ", style="dim")
         t.append(cid, style="bold")
         if chunk is not None and chunk.doc:
-            t.append(f"  {chunk.doc}", style="italic")
+            case = self._case()
+            if case is not None and chunk.doc in case.expected_docs:
+                t.append(f"  ◆ {chunk.doc}", style="bold italic")
+            else:
+                t.append(f"  {chunk.doc}", style="italic")
         if score is not None:
             t.append(f"  {score:.2f}", style="dim")
         width = max(20, self.query_one("#results").scrollable_content_region.width - INDENT - 1)
@@ -327,7 +376,106 @@ chunk says now) are recorded when you save.
             t.append("\n" + " " * INDENT + line)
         return t
 
+    # -- the preview: the highlighted chunk, a sentence at a time --------------------------
+    def highlighted_chunk(self) -> Chunk | None:
+        lst = self.query_one("#results", ChunkList)
+        corpus = self.rt.corpus
+        if lst.highlighted is None or corpus is None or lst.highlighted >= lst.option_count:
+            return None
+        cid = lst.get_option_at_index(lst.highlighted).id
+        return corpus.get(cid.removeprefix(SYSTEM)) if cid is not None else None
+
+    def current_sentence(self) -> str:
+        """The sentence of the highlighted chunk the preview shows ("" when none)."""
+        chunk = self.highlighted_chunk()
+        if chunk is None:
+            return ""
+        parts = sentences(chunk.text)
+        return parts[min(self.sentence, len(parts) - 1)][2] if parts else ""
+
+    def move_sentence(self, by: int) -> None:
+        chunk = self.highlighted_chunk()
+        if chunk is None:
+            return
+        n = len(sentences(chunk.text))
+        self.sentence = max(0, min(n - 1, self.sentence + by))
+        self._show_preview()
+
+    @on(OptionList.OptionHighlighted, "#results")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self._show_preview()
+
+    def _show_preview(self) -> None:
+        """The previous, current (reversed) and next sentence of the highlighted chunk."""
+        box = self.query_one("#picker-preview", Static)
+        chunk = self.highlighted_chunk()
+        if chunk is None:
+            box.update("")
+            return
+        if chunk.id != self._preview_of:
+            self._preview_of, self.sentence = chunk.id, 0
+        parts = sentences(chunk.text)
+        case = self._case()
+        quoted = {norm(q) for q in case.evidence} if case is not None else set()
+        t = Text()
+        t.append(chunk.id, style="bold")
+        if chunk.doc:
+            t.append(f" · {chunk.doc}", style="italic")
+        if not parts:
+            t.append("  (no text)", style="dim")
+            box.update(t)
+            return
+        i = self.sentence = min(self.sentence, len(parts) - 1)
+        t.append(f"  sentence {i + 1}/{len(parts)} · ←→ move · Q quotes it", style="dim")
+        width = max(20, self.app.size.width - 4)  # the sentences around it: one line each
+        for j in (i - 1, i, i + 1):
+            if not 0 <= j < len(parts):
+                continue
+            s = parts[j][2]
+            mark = "❝ " if norm(s) in quoted else "  "
+            t.append("\n" + mark, style="bold")
+            if j == i:
+                t.append(s, style="reverse")
+            else:
+                t.append(s if len(s) <= width else s[: width - 1] + "…", style="dim")
+        box.update(t)
+
     # -- actions -----------------------------------------------------------------------
+    def action_toggle_doc(self) -> None:
+        """``D``: the highlighted chunk's document in or out of ``expected_docs``."""
+        case = self._case()
+        chunk = self.highlighted_chunk()
+        if case is None or chunk is None:
+            return
+        if not chunk.doc:
+            self.notify(f"{chunk.id} names no document (no doc in the corpus)", severity="warning")
+            return
+        docs = with_doc(case, chunk.doc)
+        fields: dict[str, object] = {"expected_docs": list(docs) or None}
+        added = chunk.doc in docs
+        msg = f"{chunk.doc} {'added to' if added else 'removed from'} expected_docs"
+        if case.unanswerable and added:
+            fields["unanswerable"] = None
+            msg += " · no longer unanswerable"
+        self.rt.edit(UpdateCase(self.case_id, fields))
+        self.notify(msg, timeout=2, markup=False)
+
+    def action_toggle_quote(self) -> None:
+        """``Q``: the sentence the preview shows in or out of ``evidence``."""
+        case = self._case()
+        quote = self.current_sentence()
+        if case is None or not quote:
+            return
+        evidence = with_quote(case, quote)
+        fields: dict[str, object] = {"evidence": list(evidence) or None}
+        added = len(evidence) > len(case.evidence)
+        msg = f"quote {'added' if added else 'removed'}: “{quote}”"
+        if case.unanswerable and added:
+            fields["unanswerable"] = None
+            msg += " · no longer unanswerable"
+        self.rt.edit(UpdateCase(self.case_id, fields))
+        self.notify(msg, timeout=3, markup=False)
+
     def action_toggle_chunk(self) -> None:
         lst = self.query_one("#results", ChunkList)
         if lst.highlighted is None:
@@ -357,7 +505,7 @@ chunk says now) are recorded when you save.
             fields["unanswerable"] = None
             msg += " · no longer unanswerable"
         self.rt.edit(UpdateCase(self.case_id, fields))
-        self.notify(msg, timeout=2)
+        self.notify(msg, timeout=2, markup=False)
 
     def action_toggle_expect(self) -> None:
         case = self._case()

@@ -4,7 +4,15 @@ Every proposal shown and applied here is the engine's (:func:`..data.proposal`):
 writes for an automatic label exactly what ``ragtriage stale --fix`` writes, ``F`` writes
 every automatic fix at once (one undo step), and a label the engine leaves for review is
 applied only when a person chooses (``1``–``9`` one candidate, ``a`` the proposal of a
-split with ``expect: all``)."""
+split with ``expect: all``).
+
+Below the labels, the evidence quotes that do not resolve now (the core's
+:func:`~ragtriage.core.quote_check.check_quotes`): found nowhere (edited or deleted text),
+in several documents, or only in documents ``expected_docs`` leaves out. Each shows its
+candidates and what picking one writes (``1``–``9``): the candidate's document added to
+``expected_docs`` for a quote found in several, the candidate's closest sentence in place
+of a quote found nowhere. Nothing is applied without a pick (``enter`` and ``F`` leave
+quotes alone); ``L`` keeps a quote for later."""
 
 from __future__ import annotations
 
@@ -19,6 +27,9 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.corpus import Chunk
+from ...core.gold_view import closest_sentence, with_doc
+from ...core.quote_check import QuoteEntry
+from ...core.quotes import norm
 from ...core.staleness import Fix
 from ...core.text import normalize_text
 from ..base import AppScreen, detail_bindings
@@ -36,6 +47,12 @@ STATUS_HELP = {
 }
 
 MARK = "reverse"  # the remembered text inside a candidate
+
+QUOTE_HELP = {
+    "missing": "found nowhere in the corpus (the text was edited or deleted?)",
+    "ambiguous": "chunks of several documents hold it: which one is meant?",
+    "elsewhere": "only documents the case's expected_docs leaves out hold it",
+}
 
 
 class StaleList(OptionList):
@@ -83,6 +100,13 @@ picker, {u} marks the case unanswerable, {l} checks the labels again,
 {pgup}/{pgdn} scroll the candidates. An id another case still expects with
 its old text is held back, as --fix holds it back.
 
+Evidence quotes that no longer resolve are listed after the labels, with
+candidates: {1}–9 picks one (for a quote in several documents, its document is
+added to expected_docs; for a quote found nowhere, the candidate's closest
+sentence replaces it, shown before you pick). A quote is never resolved
+automatically: {L} (shift+l) keeps it for later, and ragtriage stale still
+reports it.
+
 Each candidate says how close it is to the remembered text in words: "holds
 all of it (the text is 25 % of this chunk)" is a sure match inside a longer
 chunk, not a weak one. Changes are saved with {ctrl+s}; the test set's corpus:
@@ -127,6 +151,7 @@ are still stale against it.
         Binding("l", "review_stale", "Re-check", id="stale.recheck"),
         Binding("p", "pick", "Pick", id="stale.pick"),
         Binding("u", "unanswerable", "Unanswerable", id="stale.unanswerable"),
+        Binding("L", "later", "Later", id="stale.later", tooltip="keep the quote for later: nothing written"),
         Binding("escape", "back", "Back", id="stale.back"),
         *detail_bindings("stale"),
     ]
@@ -182,19 +207,26 @@ are still stale against it.
             lst.clear_options()
             return
         entries = self.entries
+        quotes = self.quote_entries
         keep = lst.highlighted
-        lst.set_options(self._row(e, i) for i, e in enumerate(entries))
+        lst.set_options(
+            [
+                *(self._row(e, i) for i, e in enumerate(entries)),
+                *(self._quote_row(q, i, self.rt.stale.is_later(q)) for i, q in enumerate(quotes)),
+            ]
+        )
         against = self.checked_against()
-        if entries:
-            lst.highlighted = min(keep or 0, len(entries) - 1)
+        n_quotes = f" · {len(quotes)} quote{'s' * (len(quotes) != 1)} to review" if quotes else ""
+        if entries or quotes:
+            lst.highlighted = min(keep or 0, len(entries) + len(quotes) - 1)
             n_auto = sum(1 for e in entries if e.fix == Fix.AUTO)
             fix_all = " · F fixes every auto one" if n_auto > 1 else ""
-            status.update(
-                Text(
-                    f"⚠ {len(entries)} stale ({n_auto} auto, {len(entries) - n_auto} review) · "
-                    f"checked against {against}{fix_all}"
-                )
+            labels = (
+                f"⚠ {len(entries)} stale ({n_auto} auto, {len(entries) - n_auto} review)"
+                if entries
+                else "✓ no stale label"
             )
+            status.update(Text(f"{labels}{n_quotes} · checked against {against}{fix_all}"))
         else:
             msg = f"✓ no stale label against {against}"
             if app.corpus_override is None:
@@ -214,6 +246,28 @@ are still stale against it.
         t.append("\n        ")
         t.append(f"{e.label} · {e.status}", style="dim")
         return Option(t, id=str(i))
+
+    @property
+    def quote_entries(self) -> list[QuoteEntry]:
+        return self.rt.stale.open_quotes if self.rt.stale.report is not None else []
+
+    @staticmethod
+    def _quote_row(q: QuoteEntry, i: int, later: bool) -> Option:
+        t = Text(no_wrap=True, overflow="ellipsis", end="")
+        t.append("later " if later else "quote ", style="dim" if later else "bold yellow")
+        t.append("  ")
+        t.append(q.case, style="bold")
+        t.append("\n        ")
+        t.append(f"“{q.resolution.quote}” · {q.resolution.status}", style="dim")
+        return Option(t, id=f"quote:{i}")
+
+    def _current_quote(self) -> QuoteEntry | None:
+        lst = self.query_one(StaleList)
+        n = len(self.entries)
+        quotes = self.quote_entries
+        if lst.highlighted is None or not n <= lst.highlighted < n + len(quotes):
+            return None
+        return quotes[lst.highlighted - n]
 
     def _current(self) -> StaleEntry | None:
         lst = self.query_one(StaleList)
@@ -246,6 +300,10 @@ are still stale against it.
         e = self._current()
         box = self.query_one("#stale-text", Static)
         app = self.rt
+        q = self._current_quote()
+        if q is not None and app.loaded:
+            box.update(self._quote_detail(q))
+            return
         if e is None:
             box.update(self._all_clear() if app.stale.report is not None and app.loaded else Text())
             return
@@ -309,6 +367,113 @@ are still stale against it.
             )
             t.append("\n")
 
+    # -- a quote that does not resolve: its candidates and what picking one writes ------------
+    def _pick_writes(self, q: QuoteEntry, cid: str, doc: str | None) -> tuple[str, str] | None:
+        """What picking candidate ``cid`` writes: ("doc", document) or ("quote", sentence)."""
+        if q.resolution.status == "missing":
+            chunk = self.rt.corpus.get(cid) if self.rt.corpus is not None else None
+            sentence = closest_sentence(chunk.text, q.resolution.quote) if chunk is not None else ""
+            return ("quote", sentence) if sentence else None
+        return ("doc", doc) if doc else None
+
+    def _quote_detail(self, q: QuoteEntry) -> Text:
+        doc, r = self.rt.doc, q.resolution
+        t = Text()
+        if q.case in doc:
+            t.append(f"{q.case}: ", style="bold")
+            t.append(doc.case(q.case).question + "\n")
+        t.append(f"⚠ quote {q.index + 1} · {r.status}", style="bold")
+        t.append(f" — {QUOTE_HELP.get(r.status, '')}\n", style="dim")
+        t.append("review: ", style="bold yellow")
+        if r.candidates:
+            n = min(9, len(r.candidates))
+            t.append(f"{'1' if n == 1 else f'1–{n}'} picks a candidate; L keeps it for later\n")
+        else:
+            t.append("no candidate: p opens the picker, L keeps it for later\n")
+        if self.rt.stale.is_later(q):
+            t.append("kept for later (L again: not any more)\n", style="dim")
+        t.append("\nquote\n", style="dim")
+        t.append(f"“{r.quote}”\n", style="italic")
+        if r.candidates:
+            t.append("\ncandidates\n", style="dim")
+        corpus = self.rt.corpus
+        for i, (cid, score, cdoc) in enumerate(r.candidates[:9], 1):
+            chunk = corpus.get(cid) if corpus is not None else None
+            cdoc = cdoc or (chunk.doc if chunk is not None else None)
+            t.append(f"[{i}] ", style="bold")
+            t.append(cid, style="bold")
+            how = how_close(r.quote, chunk, "missing", score) if r.status == "missing" else "holds the quote"
+            t.append(f"  {how}", style="dim")
+            if cdoc:
+                t.append(f"  {cdoc}", style="italic")
+            t.append("\n")
+            writes = self._pick_writes(q, cid, cdoc)
+            if writes is None:
+                t.append("  (names no document: p picks its chunk instead)\n", style="dim")
+            elif writes[0] == "doc":
+                t.append(f"  {i} adds {writes[1]} to expected_docs\n")
+            else:
+                t.append(f"  {i} writes “{writes[1]}” in place of the quote\n")
+            text = chunk.text if chunk is not None else "(not in the corpus)"
+            t.append_text(self._marked(text, writes[1] if writes and writes[0] == "quote" else r.quote))
+            t.append("\n")
+        return t
+
+    def _accept_quote(self, q: QuoteEntry, n: int) -> None:
+        r = q.resolution
+        app = self.rt
+        if n >= len(r.candidates):
+            self.notify(
+                f"only {len(r.candidates)} candidate{'s' * (len(r.candidates) != 1)}"
+                if r.candidates
+                else "no candidate: p opens the picker",
+                severity="warning",
+            )
+            return
+        if q.case not in app.doc:
+            return
+        case = app.doc.case(q.case)
+        if q.index >= len(case.evidence) or norm(case.evidence[q.index]) != norm(r.quote):
+            self.notify(f"{q.case}: the quote changed since: l checks again", severity="warning")
+            return
+        cid, _score, cdoc = r.candidates[n]
+        chunk = app.corpus.get(cid) if app.corpus is not None else None
+        writes = self._pick_writes(q, cid, cdoc or (chunk.doc if chunk is not None else None))
+        if writes is None:
+            self.notify(f"{cid} names no document: p picks its chunk instead", severity="warning")
+            return
+        if writes[0] == "doc":
+            fields: dict[str, object] = {"expected_docs": list(with_doc(case, writes[1]))}
+            msg = f"{q.case}: {writes[1]} added to expected_docs"
+        else:
+            kept: dict[str, str] = {}
+            for i, quote in enumerate(case.evidence):
+                new = writes[1] if i == q.index else quote
+                kept.setdefault(norm(new), new)  # the sentence may already be quoted: once
+            fields = {"evidence": list(kept.values())}
+            msg = f"{q.case}: quote {q.index + 1} → “{writes[1]}”"
+        app.stale.quote_edited(q.case)
+        app.edit(UpdateCase(q.case, fields))
+        self.notify(msg, markup=False)
+
+    def action_later(self) -> None:
+        """``L``: keep the quote under the cursor for later (nothing is written), and move on."""
+        q = self._current_quote()
+        if q is None:
+            self.notify("L keeps a quote for later; a stale label waits by itself", severity="warning")
+            return
+        kept = self.rt.stale.keep_for_later(q)
+        self.show_state()
+        if kept:
+            self.query_one(StaleList).action_cursor_down()
+        self.notify(f"{q.case}: quote {q.index + 1} {'kept for later' if kept else 'to review again'}")
+
+    def _quote_not_automatic(self) -> None:
+        self.notify(
+            "a quote is never resolved automatically: 1–9 picks a candidate, L keeps it for later",
+            severity="warning",
+        )
+
     def _all_clear(self) -> Text:
         """No stale label: say against which chunks, and how to check a re-chunking."""
         app = self.rt
@@ -344,6 +509,9 @@ are still stale against it.
         self.notify(f"checking the labels again against {self.checked_against()}")
 
     def action_accept_proposed(self) -> None:
+        if self._current_quote() is not None:
+            self._quote_not_automatic()
+            return
         e = self._current()
         if e is None:
             return
@@ -382,6 +550,9 @@ are still stale against it.
         )
 
     def action_accept_all(self) -> None:
+        if self._current_quote() is not None:
+            self._quote_not_automatic()
+            return
         e = self._current()
         if e is None:
             return
@@ -395,6 +566,10 @@ are still stale against it.
         self._replace(e, p.ids, expect_all=p.expect_all)
 
     def action_accept(self, n: int) -> None:
+        q = self._current_quote()
+        if q is not None:
+            self._accept_quote(q, n)
+            return
         e = self._current()
         if e is None:
             return
@@ -427,19 +602,28 @@ are still stale against it.
         expect = ", expect: all" if expect_all and len(new_ids) > 1 else ""
         self.notify(f"{e.case}: {e.label} → {what}{expect}")
 
-    def action_pick(self) -> None:
+    def _current_case(self) -> str | None:
+        q = self._current_quote()
+        if q is not None:
+            return q.case
         e = self._current()
-        if e is not None:
-            self.rt.open_picker(e.case)
+        return e.case if e is not None else None
+
+    def action_pick(self) -> None:
+        case = self._current_case()
+        if case is not None:
+            self.rt.open_picker(case)
 
     def action_unanswerable(self) -> None:
-        e = self._current()
-        if e is None:
+        case = self._current_case()
+        if case is None:
             return
         app = self.rt
-        app.stale.resolved((x.case, x.label) for x in self.entries if x.case == e.case)
-        app.edit(UpdateCase(e.case, {"unanswerable": True, "expected": None}))
-        self.notify(f"{e.case}: ∅ unanswerable")
+        app.stale.resolved((x.case, x.label) for x in self.entries if x.case == case)
+        app.stale.quote_edited(case)
+        gold = {"expected": None, "expected_docs": None, "evidence": None}  # an unanswerable case has none
+        app.edit(UpdateCase(case, {"unanswerable": True, **gold}))
+        self.notify(f"{case}: ∅ unanswerable", markup=False)
 
     def action_back(self) -> None:
         self.dismiss()

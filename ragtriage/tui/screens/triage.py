@@ -284,6 +284,7 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
                 note_current=note.about(rec) if note is not None else False,
                 notes_field=case.notes if case is not None else None,
                 system=run.system,
+                quotes_now=self.rt.stale.quotes_of(cid),
             )
             + judge_detail(rec, run.grade_of(cid))
         )

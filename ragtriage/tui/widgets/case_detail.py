@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,11 +11,12 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..rows import FLAG_TEXT, reason_text
-from ..triage_view import review_note_text
+from ..triage_view import gold_text, review_note_text
 
 if TYPE_CHECKING:
     from ...core.corpus import Chunk
     from ...core.notes import Note
+    from ...core.quote_check import QuoteEntry
     from ...core.schema import Case, Label
     from ...core.staleness import StaleEntry
 
@@ -30,11 +31,15 @@ def describe_case(
     corpus_note: str = "",
     review_note: Note | None = None,
     note_current: bool = False,
+    record: Mapping[str, Any] | None = None,
+    k: int | None = None,
+    quotes_now: Sequence[QuoteEntry] | None = None,
 ) -> Text:
     """A readable account of one case (plain Rich text, theme-neutral styles).
 
     ``review_note``: the latest note written in triage about the case (``note_current``:
-    it was about the answer of the run shown)."""
+    it was about the answer of the run shown); ``record``: the case in the run loaded (its
+    document ranks at ``k``), ``quotes_now``: where its quotes resolve in the loaded corpus."""
     t = Text()
     t.append(case.id, style="bold")
     if case.topic:
@@ -69,6 +74,7 @@ def describe_case(
         t.append_text(review_note_text(review_note, note_current))
     if case.expected:
         _expected_chunks(t, case, corpus, labels or {}, stale, corpus_note)
+    t.append_text(gold_text(case, record, k, quotes_now))
     return t
 
 
