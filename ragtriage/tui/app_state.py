@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import App
 
-from .base import AppScreen
+from .base import AppScreen, ControlsShown
 from .dialogs.common import recovery_question
 from .edits import EVERYTHING, Change, Edit
 from .messages import (
@@ -41,10 +41,15 @@ from .messages import (
 )
 from .run_session import RunEnded, RunEvent, RunLoadFailed, RunNotice, RunSession
 from .session import Recovery, Session, find_recovery
+from .shown import shown, shown_line
 from .stale_state import StaleJob, StaleTracker
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rich.console import RenderableType
+    from textual.filter import LineFilter
+    from textual.notifications import SeverityLevel
     from textual.timer import Timer
 
     from ..core.corpus import Corpus
@@ -94,7 +99,8 @@ class AppBase(App[int]):
         self.stale = StaleTracker()
         self.load_error: InputError | None = None  # what stopped the app (edit_cmd prints it)
         self.preview: list[Case] | None = None  # the first cases of a big file, shown while it loads
-        self.title = f"ragtriage · {self.testset_path.name}"
+        self.title = f"ragtriage · {shown_line(self.testset_path.name)}"
+        self._controls_shown = ControlsShown()
         self._after_save: Callable[[], None] | None = None
         self._save_again = False
         self._drain_timer: Timer | None = None  # takes a run's finished records while it runs
@@ -102,6 +108,23 @@ class AppBase(App[int]):
         self._system_answers: dict[str, SystemAnswered] = {}  # --system's ranking per case
         self._system_asked: set[tuple[str, str]] = set()
         self.closing = False  # exit() was called: queued keys change nothing any more
+
+    # -- what reaches the terminal: text, never markup or escape sequences --------------
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast names data (case ids, file names, errors): always shown as text,
+        its control characters visible (``markup`` is ignored: no toast of the app uses it)."""
+        super().notify(shown(message), title=shown(title), severity=severity, timeout=timeout, markup=False)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        return [self._controls_shown, *super().get_line_filters()]
 
     # -- state -----------------------------------------------------------------------
     @property

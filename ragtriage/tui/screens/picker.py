@@ -25,6 +25,7 @@ from ...core.corpus import Corpus
 from ...core.schema import Case
 from ..base import AppScreen
 from ..edits import UpdateCase
+from ..shown import plain, shown_line, shown_text
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 RESULTS = 30
@@ -133,7 +134,7 @@ chunk says now) are recorded when you save.
     def compose(self) -> ComposeResult:
         yield Static("", id="picker-case")
         yield QueryInput(id="query", placeholder="search the corpus (empty: browse by document)")
-        yield Static("", id="picker-status")
+        yield Static("", id="picker-status", markup=False)
         yield ChunkList(id="results")
         yield Footer(compact=True)
 
@@ -168,7 +169,7 @@ chunk says now) are recorded when you save.
         )
         t.append(f"   expect: {case.expect} ", style="dim")
         t.append("(A switches)", style="dim italic")
-        self.query_one("#picker-case", Static).update(t)
+        self.query_one("#picker-case", Static).update(shown_text(t))
 
     # -- state -----------------------------------------------------------------------
     def show_state(self) -> None:
@@ -181,19 +182,23 @@ chunk says now) are recorded when you save.
         status = self.query_one("#picker-status", Static)
         if app.corpus is None:
             status.update(
-                app.corpus_error
-                or (
-                    "loading the corpus…"
-                    if app.corpus_path
-                    else "no corpus: the test set names none and --corpus was not given"
+                plain(
+                    app.corpus_error
+                    or (
+                        "loading the corpus…"
+                        if app.corpus_path
+                        else "no corpus: the test set names none and --corpus was not given"
+                    )
                 )
             )
             return
         if app.index is None:
             status.update(
-                app.index_error
-                and f"search unavailable: {app.index_error}"
-                or f"building the search index over {len(app.corpus):,} chunks…"
+                plain(
+                    app.index_error
+                    and f"search unavailable: {app.index_error}"
+                    or f"building the search index over {len(app.corpus):,} chunks…"
+                )
             )
             return
         query = self.query_one("#query", Input).value
@@ -269,7 +274,7 @@ chunk says now) are recorded when you save.
         lst.set_options(options)
         if options:
             lst.highlighted = min(keep or 0, len(options) - 1)
-        self.query_one("#picker-status", Static).update(self._status())
+        self.query_one("#picker-status", Static).update(plain(self._status()))
 
     def _system_options(self, expected: set[str]) -> list[Option]:
         """What ``edit --system SPEC`` retrieves for the case's question, under the results
@@ -284,7 +289,7 @@ chunk says now) are recorded when you save.
             head = f"── {spec} could not answer: {got.error}"
         else:
             head = f"── what {spec} retrieves for the question ({len(got.ranking)})"
-        out = [Option(Text(head, style="bold"), disabled=True)]
+        out = [Option(plain(head, style="bold"), disabled=True)]
         corpus = self.rt.corpus
         for rank, cid in enumerate(got.ranking[:10] if got is not None else [], 1):
             out.append(Option(self._prompt(rank, cid, None, cid in expected, corpus), id=f"{SYSTEM}{cid}"))
@@ -321,11 +326,11 @@ chunk says now) are recorded when you save.
             lines = ["not in the corpus"]
         else:
             lines = textwrap.wrap(
-                " ".join(chunk.text.split()), width, max_lines=PREVIEW_LINES, placeholder=" …"
+                " ".join(shown_line(chunk.text).split()), width, max_lines=PREVIEW_LINES, placeholder=" …"
             )
         for line in lines:
             t.append("\n" + " " * INDENT + line)
-        return t
+        return shown_text(t)
 
     # -- actions -----------------------------------------------------------------------
     def action_toggle_chunk(self) -> None:
