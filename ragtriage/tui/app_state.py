@@ -126,6 +126,50 @@ class AppBase(App[int]):
     def get_line_filters(self) -> Sequence[LineFilter]:
         return [self._controls_shown, *super().get_line_filters()]
 
+    # -- SIGTERM, SIGHUP: nothing typed is lost, the terminal is given back -------------
+    TERMINAL_SIGNALS = ("SIGTERM", "SIGHUP")
+
+    def catch_terminal_signals(self) -> None:
+        """On SIGTERM or a closed terminal (SIGHUP), :meth:`on_terminal_signal` runs on the
+        app's loop instead of the process dying with the terminal in the app's modes."""
+        import asyncio
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for name in self.TERMINAL_SIGNALS:
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            try:
+                loop.add_signal_handler(sig, self.on_terminal_signal, int(sig))
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, not POSIX
+                return
+
+    def release_terminal_signals(self) -> None:
+        import asyncio
+        import signal
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for name in self.TERMINAL_SIGNALS:
+            sig = getattr(signal, name, None)
+            if sig is not None:
+                try:
+                    loop.remove_signal_handler(sig)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    return
+
+    def on_terminal_signal(self, signum: int) -> None:
+        """Apply what the open forms hold (a valid field is an edit: it reaches the recovery
+        file at once), then leave through the app's own exit, which stops the driver: the
+        alternate screen and mouse reporting are switched off. Exit code 128 + signal."""
+        if self.loaded and not self.closing:
+            self._commit_screens()
+        self.closing = True
+        self.exit(128 + signum, return_code=128 + signum)
+
     # -- state -----------------------------------------------------------------------
     @property
     def loaded(self) -> bool:
@@ -259,8 +303,10 @@ class AppBase(App[int]):
         if why := unsaveable(doc.path):  # a read-only file system: said on opening, not at the first save
             self.notify(f"{doc.path.name} {why}", severity="warning", timeout=15, markup=False)
         recovery = find_recovery(doc.path) if self.recovery_enabled else None
-        if recovery is not None and len(recovery):
+        if recovery is not None and recovery.described():
             self._offer_recovery(recovery)
+        elif recovery is not None:  # edits all undone: it would restore nothing
+            self.session.discard_recovery()
         if self.corpus_path is not None:
             self.load_corpus()
 
@@ -288,7 +334,9 @@ class AppBase(App[int]):
                 self.notify("earlier unsaved edits discarded")
             # None (escape): leave the file for next time
 
-        self.push_screen(recovery_question(len(recovery), recovery.base_changed), answered)
+        self.push_screen(
+            recovery_question(len(recovery), recovery.base_changed, recovery.described()), answered
+        )
 
     @work(thread=True, exclusive=True, group="corpus", exit_on_error=False)
     def load_corpus(self) -> None:
