@@ -75,6 +75,7 @@ class RagtriageApp(SavingApp):
     ]
 
     def on_mount(self) -> None:
+        self.catch_terminal_signals()
         self.push_screen(CasesScreen())
         if self._run_file is not None:
             self._read_run(self._run_file)
@@ -82,6 +83,9 @@ class RagtriageApp(SavingApp):
             self.open_triage()  # Cases under it, so that escape leads there; the document
         else:  # loads once the run is on screen (the two loads do not share the CPU)
             self.load_document()
+
+    def on_unmount(self) -> None:
+        self.release_terminal_signals()
 
     # -- navigation: screens never import each other ---------------------------------------
     def open_editor(self, case_id: str | None, after: str | None = None) -> None:
@@ -297,6 +301,8 @@ class RagtriageApp(SavingApp):
         if isinstance(self.screen, Choice):
             return  # a question is open: answer it first
         if not self.loaded or not self._dirty():
+            if self.loaded:  # the document is the saved file: no recovery file is left behind
+                self.session.discard_recovery()
             self.exit(0)
             return
 

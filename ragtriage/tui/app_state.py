@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import App
 
-from .base import AppScreen
+from .base import AppScreen, ControlsShown
 from .dialogs.common import recovery_question
 from .edits import EVERYTHING, Change, Edit
 from .messages import (
@@ -41,10 +41,15 @@ from .messages import (
 )
 from .run_session import RunEnded, RunEvent, RunLoadFailed, RunNotice, RunSession
 from .session import Recovery, Session, find_recovery
+from .shown import shown, shown_line
 from .stale_state import StaleJob, StaleTracker
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rich.console import RenderableType
+    from textual.filter import LineFilter
+    from textual.notifications import SeverityLevel
     from textual.timer import Timer
 
     from ..core.corpus import Corpus
@@ -94,7 +99,8 @@ class AppBase(App[int]):
         self.stale = StaleTracker()
         self.load_error: InputError | None = None  # what stopped the app (edit_cmd prints it)
         self.preview: list[Case] | None = None  # the first cases of a big file, shown while it loads
-        self.title = f"ragtriage · {self.testset_path.name}"
+        self.title = f"ragtriage · {shown_line(self.testset_path.name)}"
+        self._controls_shown = ControlsShown()
         self._after_save: Callable[[], None] | None = None
         self._save_again = False
         self._drain_timer: Timer | None = None  # takes a run's finished records while it runs
@@ -102,6 +108,67 @@ class AppBase(App[int]):
         self._system_answers: dict[str, SystemAnswered] = {}  # --system's ranking per case
         self._system_asked: set[tuple[str, str]] = set()
         self.closing = False  # exit() was called: queued keys change nothing any more
+
+    # -- what reaches the terminal: text, never markup or escape sequences --------------
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast names data (case ids, file names, errors): always shown as text,
+        its control characters visible (``markup`` is ignored: no toast of the app uses it)."""
+        super().notify(shown(message), title=shown(title), severity=severity, timeout=timeout, markup=False)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        return [self._controls_shown, *super().get_line_filters()]
+
+    # -- SIGTERM, SIGHUP: nothing typed is lost, the terminal is given back -------------
+    TERMINAL_SIGNALS = ("SIGTERM", "SIGHUP")
+
+    def catch_terminal_signals(self) -> None:
+        """On SIGTERM or a closed terminal (SIGHUP), :meth:`on_terminal_signal` runs on the
+        app's loop instead of the process dying with the terminal in the app's modes."""
+        import asyncio
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for name in self.TERMINAL_SIGNALS:
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            try:
+                loop.add_signal_handler(sig, self.on_terminal_signal, int(sig))
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, not POSIX
+                return
+
+    def release_terminal_signals(self) -> None:
+        import asyncio
+        import signal
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for name in self.TERMINAL_SIGNALS:
+            sig = getattr(signal, name, None)
+            if sig is not None:
+                try:
+                    loop.remove_signal_handler(sig)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    return
+
+    def on_terminal_signal(self, signum: int) -> None:
+        """Apply what the open forms hold (a valid field is an edit: it reaches the recovery
+        file at once), then leave through the app's own exit, which stops the driver: the
+        alternate screen and mouse reporting are switched off. Exit code 128 + signal."""
+        if self.loaded and not self.closing:
+            self._commit_screens()
+        self.closing = True
+        self.exit(128 + signum, return_code=128 + signum)
 
     # -- state -----------------------------------------------------------------------
     @property
@@ -236,8 +303,10 @@ class AppBase(App[int]):
         if why := unsaveable(doc.path):  # a read-only file system: said on opening, not at the first save
             self.notify(f"{doc.path.name} {why}", severity="warning", timeout=15, markup=False)
         recovery = find_recovery(doc.path) if self.recovery_enabled else None
-        if recovery is not None and len(recovery):
+        if recovery is not None and recovery.described():
             self._offer_recovery(recovery)
+        elif recovery is not None:  # edits all undone: it would restore nothing
+            self.session.discard_recovery()
         if self.corpus_path is not None:
             self.load_corpus()
 
@@ -265,7 +334,9 @@ class AppBase(App[int]):
                 self.notify("earlier unsaved edits discarded")
             # None (escape): leave the file for next time
 
-        self.push_screen(recovery_question(len(recovery), recovery.base_changed), answered)
+        self.push_screen(
+            recovery_question(len(recovery), recovery.base_changed, recovery.described()), answered
+        )
 
     @work(thread=True, exclusive=True, group="corpus", exit_on_error=False)
     def load_corpus(self) -> None:

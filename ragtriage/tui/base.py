@@ -18,15 +18,38 @@ from typing import TYPE_CHECKING, TypeVar, cast
 from textual import on
 from textual.binding import Binding
 from textual.containers import ScrollableContainer
+from textual.filter import LineFilter
 from textual.screen import ModalScreen, Screen
+from textual.strip import Strip
 
 from .messages import AppStateChanged, DocumentChanged, RunChanged
+from .shown import UNSAFE, masked
 
 if TYPE_CHECKING:
+    from rich.segment import Segment
+    from textual.color import Color
+
     from .app import RagtriageApp
     from .run_session import RunEvent
 
 R = TypeVar("R")
+
+
+class ControlsShown(LineFilter):
+    """The last guard between data and the terminal: a control, C1 or bidi character
+    left in a painted line (what an input field holds, a table cell) becomes one visible
+    glyph (``␛``), so no escape sequence in a file is ever obeyed. Such a character takes
+    no cell and its glyph one: the line is cut back to its width."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        if not UNSAFE.search("".join(seg.text for seg in segments)):
+            return segments
+        width = Strip(segments).cell_length
+        out = [
+            seg if seg.control or not UNSAFE.search(seg.text) else seg._replace(text=masked(seg.text))
+            for seg in segments
+        ]
+        return list(Strip(out).crop(0, width))
 
 
 def detail_bindings(screen: str) -> list[Binding]:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..core.diagnosis import NOT_SCORED, PASSING
+from ..core.escape import inline
 
 # Never colour alone: a glyph and a word.
 FLAG_DRAFT = "draft"
@@ -47,7 +48,7 @@ class Row:
             return self.flags_text
         if column == "reason":
             return reason_text(self.reason)
-        return getattr(self, column)
+        return inline(getattr(self, column))  # a cell is one line: control characters shown
 
 
 def make_row(case, stale: bool = False, reason: str | None = None) -> Row:

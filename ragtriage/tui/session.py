@@ -69,6 +69,52 @@ class Recovery:
     def __len__(self) -> int:
         return sum(1 for op in self.ops if op["op"] not in ("undo", "redo"))
 
+    def described(self, limit: int = 8) -> list[str]:
+        """What a restore would re-apply, in words, one line an edit (undone ones left out):
+        ``case precio-entrega: question, notes``."""
+        kept: list[dict] = []
+        undone: list[dict] = []
+        for op in self.ops:
+            if op["op"] == "undo":
+                if kept:
+                    undone.append(kept.pop())
+            elif op["op"] == "redo":
+                if undone:
+                    kept.append(undone.pop())
+            else:
+                kept.append(op)
+                undone.clear()
+        lines = [_describe_op(op) for op in kept[:limit]]
+        if len(kept) > limit:
+            lines.append(f"… and {len(kept) - limit} more")
+        return lines
+
+
+_OP_WORDS = {
+    "update_case": "changed",
+    "add_case": "added",
+    "remove_case": "deleted",
+    "move_case": "moved",
+    "set_label": "label of chunk",
+    "point_corpus": "corpus pointed to",
+    "batch": "several changes",
+}
+
+
+def _describe_op(op: dict) -> str:
+    args = op.get("args") or []
+    raw = op.get("kwargs")
+    kwargs: dict = raw if isinstance(raw, dict) else {}
+    name = op["op"]
+    words = _OP_WORDS.get(name, name)
+    if name == "update_case":
+        return f"case {args[0] if args else '?'}: {', '.join(kwargs) or 'no field'} {words}"
+    if name == "add_case":
+        return f"case {kwargs.get('id', '?')} {words}"
+    if name in ("remove_case", "move_case"):
+        return f"case {args[0] if args else '?'} {words}"
+    return f"{words} {args[0] if args else ''}".rstrip()
+
 
 def find_recovery(testset: Path | str) -> Recovery | None:
     """The recovery file of ``testset`` if one with edits exists, else None."""
@@ -275,6 +321,11 @@ class Session:
             self._write_recovery()
 
     def _write_recovery(self) -> None:
+        if not unsaved(self.doc):
+            # an edit and its undo: the document is the saved file again, nothing to recover
+            # (a file left here would be offered on every open and restore nothing)
+            self.discard_recovery()
+            return
         data = {
             "version": RECOVERY_VERSION,
             "testset": Path(self.doc.path).name,

@@ -9,6 +9,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Input, Static
 
+from ...core.escape import inline
 from ..base import AppModal, AppScreen
 from ..keys import KEY_TABLE, help_intro
 
@@ -67,15 +68,17 @@ def confirm(question: str, yes: str = "yes", *, title: str = "") -> Choice:
     return Choice(question, [("y", "yes", yes), ("n", "no", "no, go back")], title=title)
 
 
-def recovery_question(edits: int, base_changed: bool) -> Choice:
-    """Restore or discard the unsaved edits a crash left behind (escape: ask next time)."""
+def recovery_question(edits: int, base_changed: bool, what: list[str] | None = None) -> Choice:
+    """Restore or discard the unsaved edits a crash left behind (escape: ask next time);
+    ``what`` lists them in words (the dialog shows it as text, never as markup)."""
+    listed = "".join(f"\n  · {inline(line)}" for line in what or ())
     note = (
         "\nThe test set changed on disk since then; the edits are re-applied on top of it."
         if base_changed
         else ""
     )
     return Choice(
-        f"Unsaved edits from an earlier session were found ({edits} edit{'s' * (edits != 1)}).{note}",
+        f"Unsaved edits from an earlier session were found ({edits} edit{'s' * (edits != 1)}):{listed}{note}",
         [("r", "restore", "restore them"), ("d", "discard", "discard them")],
         title="Recover unsaved edits?",
     )

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from ...core.errors import InputError
 from ..base import AppModal
 from ..export import CHOICES, REPORTS, default_path, guard
+from ..shown import plain, shown_line
 
 
 @dataclass(frozen=True)
@@ -57,18 +58,18 @@ class ExportDialog(AppModal[ExportRequest | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(
-                f"Export {self.testset.name} ({self.cases} case{'s' * (self.cases != 1)})",
+                plain(f"Export {shown_line(self.testset.name)} ({self.cases} case{'s' * (self.cases != 1)})"),
                 classes="dialog-title",
             )
             options = []
             for name, label in CHOICES:
                 if name in REPORTS:
-                    label += f" of {self.run.name}" if self.run else " (needs a run: ctrl+r)"
-                options.append(Option(label, id=name))
+                    label += f" of {shown_line(self.run.name)}" if self.run else " (needs a run: ctrl+r)"
+                options.append(Option(plain(label), id=name))
             yield OptionList(*options, id="export-kind")
             yield Label("file", classes="dialog-hint")
             yield Input(str(default_path(self.testset, self.kind)), id="export-path", compact=True)
-            yield Static("", id="export-error", classes="field-error")
+            yield Static("", id="export-error", classes="field-error", markup=False)
             yield Static(
                 "↑↓ choose · tab the file · enter exports · escape cancels. "
                 "The test set as it is here, unsaved changes included; never over an input.",
@@ -111,7 +112,7 @@ class ExportDialog(AppModal[ExportRequest | None]):
         try:
             guard(path, [*self.inputs, self.run])
         except InputError as e:
-            err.update("; ".join(str(p) for p in e.problems[:2]))
+            err.update(plain("; ".join(str(p) for p in e.problems[:2])))
             return None
         err.update("")
         return ExportRequest(self.kind, path)

@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.widgets import Button, Input, Label, Static
 
 from ..base import AppModal
+from ..shown import plain
 from ..triage_run import RunRequest
 
 SYSTEM_HINT = "builtin · results:FILE.jsonl · python:module:function · http://host/ask · openai:URL#model"
@@ -57,7 +58,7 @@ class RunDialog(AppModal[RunRequest | None]):
             yield Input(str(self.k), id="run-k", compact=True, type="integer")
             yield Label("run file", classes="dialog-hint")
             yield Input(str(self.out), id="run-out", compact=True)
-            yield Static("", id="run-error", classes="field-error")
+            yield Static("", id="run-error", classes="field-error", markup=False)
             yield Button("start (enter)", id="run-start", compact=True)
             yield Static(
                 "Results stream into the table; c cancels and keeps what finished.", classes="dialog-hint"
@@ -79,7 +80,7 @@ class RunDialog(AppModal[RunRequest | None]):
         except ValueError:
             k = 0
         if k < 1:
-            err.update(f"k: a whole number of 1 or more, not {k_text!r}")
+            err.update(plain(f"k: a whole number of 1 or more, not {k_text!r}"))
             return None
         if not out:
             err.update("run file: give a path")

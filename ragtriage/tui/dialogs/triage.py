@@ -12,6 +12,7 @@ from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ..base import AppModal
+from ..shown import plain, shown_line
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -48,15 +49,15 @@ class ChunkChoice(AppModal[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.title_text, classes="dialog-title")
+            yield Static(plain(self.title_text), classes="dialog-title")
             if self.hint:
-                yield Static(self.hint, classes="dialog-hint")
+                yield Static(plain(self.hint), classes="dialog-hint")
             options = []
             for n, (cid, desc) in enumerate(self.chunks, 1):
                 t = Text(f"{n if n < 10 else ' '} ", style="bold")
-                t.append(cid, style="bold")
+                t.append(shown_line(cid), style="bold")
                 if desc:
-                    t.append(f"  {desc}")
+                    t.append(f"  {shown_line(desc)}")
                 options.append(Option(t, id=cid))
             yield OptionList(*options, id="chunk-options")
             yield Static("1–9 or enter: choose · escape: cancel", classes="dialog-hint")
@@ -115,12 +116,12 @@ class MustContainDialog(AppModal[list[str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"Must contain — {self.case_id}", classes="dialog-title")
+            yield Static(plain(f"Must contain — {shown_line(self.case_id)}"), classes="dialog-title")
             yield Static(
                 "One string per line; each must appear, exactly, in a correct answer.", classes="dialog-hint"
             )
             if self.answer:
-                yield Static(Text("answer: ", style="dim") + Text(" ".join(self.answer.split())))
+                yield Static(Text("answer: ", style="dim") + plain(" ".join(self.answer.split())))
             yield TextArea("\n".join(self.strings), id="must-text", soft_wrap=True)
             yield Button("apply (ctrl+s)", id="must-apply", compact=True)
             yield Static("escape: cancel", classes="dialog-hint")
@@ -158,7 +159,7 @@ class NoteDialog(AppModal[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(f"Note — {self.case_id}", classes="dialog-title")
+            yield Static(plain(f"Note — {shown_line(self.case_id)}"), classes="dialog-title")
             yield Static(
                 "Kept beside the test set (its .notes.jsonl) and shown on every later run of "
                 "this case. Empty removes it.",

@@ -16,6 +16,7 @@ from ..case_ops import delete_case, duplicate_case, toggle_unanswerable
 from ..messages import DocumentChanged
 from ..rows import COLUMNS, CaseRows, Row, make_row
 from ..run_session import MarksChanged, RecordsChanged, RunEvent, RunOpened
+from ..shown import plain, shown_line
 from ..widgets.case_detail import CaseDetail, describe_case
 from ..widgets.case_table import CaseTable
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
@@ -169,7 +170,7 @@ leaves a recovery file the next start offers to restore.
         self._last_highlight = 0.0
 
     def compose(self) -> ComposeResult:
-        yield Static(f"{self.rt.testset_path.name} · loading…", id="status")
+        yield Static(plain(f"{self.rt.testset_path.name} · loading…"), id="status", markup=False)
         yield Input(placeholder="filter: words in id, topic, question, chunk ids, flags, reason", id="filter")
         with Horizontal(id="cases-main"):
             yield CaseTable(self.rows, id="cases")
@@ -219,7 +220,7 @@ leaves a recovery file the next start offers to restore.
                 self.rows.replace([make_row(c) for c in app.preview])
                 self.table.set_rows(self.rows)
                 self.query_one("#status", Static).update(
-                    f"{app.testset_path.name} · loading… (showing the first {len(app.preview)} cases)"
+                    plain(f"{app.testset_path.name} · loading… (showing the first {len(app.preview)} cases)")
                 )
                 self._show_detail(self.table.current_id)
             return
@@ -301,7 +302,7 @@ leaves a recovery file the next start offers to restore.
             parts.append("saving…")
         elif app.loaded and app.session.unsaved:
             parts.append("● unsaved")
-        self.query_one("#status", Static).update(" · ".join(parts))
+        self.query_one("#status", Static).update(plain(" · ".join(shown_line(p) for p in parts)))
 
     def _show_detail(self, case_id: str | None) -> None:
         app = self.rt

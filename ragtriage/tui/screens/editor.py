@@ -22,6 +22,7 @@ from ..case_ops import delete_case, duplicate_case
 from ..dialogs.common import confirm
 from ..edits import AddCase, RemoveCase, UpdateCase
 from ..messages import DocumentChanged
+from ..shown import plain, shown_line
 from ..widgets.checkbox import Checkbox  # [x]/[ ], not ▐X▌ both ways
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
@@ -144,7 +145,7 @@ notes written in triage are kept beside the test set and shown on Cases.
         case = self._case()
         self._shown = case
         title = f"case {self.case_id}" if case else "new case (added when id and question are valid)"
-        self.query_one("#editor-title", Static).update(f"✎ {title}")
+        self.query_one("#editor-title", Static).update(plain(f"✎ {shown_line(title)}"))
         v = _values(case) if case else {}
         self.query_one("#f-id", Input).value = v.get("id", "")
         self.query_one("#f-topic", Input).value = v.get("topic", "")
@@ -210,7 +211,7 @@ notes written in triage are kept beside the test set and shown on Cases.
             box = self.query_one(f"#e-{name}", Static)
             msg = errors.get(name, "")
             text = f"✗ {msg}" if msg else (f"⚠ {warnings[name]}" if name in warnings else "")
-            box.update(text)
+            box.update(plain(text))
             box.set_class(not msg and name in warnings, "-warning")  # not red: it does not block a save
             box.display = bool(text)
         return errors
@@ -252,7 +253,7 @@ notes written in triage are kept beside the test set and shown on Cases.
             msg = "; ".join(p.message for p in e.problems[:2])
             field = next((p.field for p in e.problems if p.field), None)
             box = self.query_one(f"#e-{field}" if field in FIELD_HELP else "#e-question", Static)
-            box.update(f"✗ {msg}")
+            box.update(plain(f"✗ {msg}"))
             box.display = True
             return False
         return True

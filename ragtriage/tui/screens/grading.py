@@ -23,6 +23,7 @@ from ..base import AppScreen
 from ..grading import grading_queue, progress
 from ..judge_panel import yes_no
 from ..run_session import MarksChanged, RunEvent, RunOpened
+from ..shown import plain, shown_line, shown_text
 from ..triage_view import answer_text
 from ..widgets.footer import Footer
 
@@ -129,8 +130,8 @@ kept in <stem>.grades.jsonl beside the test set, with your name.
         p = progress(records, run.grades, self._needed())
         left = len(self.queue) if self.current is not None else 0
         status = f"Grading · {left} to grade · {p.text()}"
-        self.query_one("#grading-status", Static).update(Text(status))
-        self.query_one("#grading-last", Static).update(self.last)
+        self.query_one("#grading-status", Static).update(plain(status))
+        self.query_one("#grading-last", Static).update(shown_text(self.last))
         cid = self.current
         text = self.query_one("#grading-text", Static)
         ask = self.query_one("#grading-ask", Static)
@@ -139,9 +140,11 @@ kept in <stem>.grades.jsonl beside the test set, with your name.
             text.update(Text("Every answer of this run has a grade. escape goes back to Triage."))
             ask.update(Text(""))
             return
-        text.update(self._case_text(rec))
+        text.update(shown_text(self._case_text(rec)))
         if self.supported is None:
-            ask.update(Text(f"{cid}: supported by the chunks shown?  y yes · n no   (j skips it)"))
+            ask.update(
+                plain(f"{shown_line(cid)}: supported by the chunks shown?  y yes · n no   (j skips it)")
+            )
         else:
             ask.update(
                 Text(

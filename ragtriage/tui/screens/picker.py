@@ -33,6 +33,7 @@ from ...core.quotes import norm
 from ...core.schema import Case
 from ..base import AppScreen
 from ..edits import UpdateCase
+from ..shown import plain, shown_line, shown_text
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 RESULTS = 30
@@ -164,7 +165,7 @@ by its words, so it survives re-chunking.
     def compose(self) -> ComposeResult:
         yield Static("", id="picker-case")
         yield QueryInput(id="query", placeholder="search the corpus (empty: browse by document)")
-        yield Static("", id="picker-status")
+        yield Static("", id="picker-status", markup=False)
         yield ChunkList(id="results")
         yield Static("", id="picker-preview")
         yield Footer(compact=True)
@@ -212,7 +213,7 @@ by its words, so it survives re-chunking.
         if case.evidence:
             n = len(case.evidence)
             t.append(f"   {n} quote{'s' * (n != 1)}", style="dim")
-        self.query_one("#picker-case", Static).update(t)
+        self.query_one("#picker-case", Static).update(shown_text(t))
 
     # -- state -----------------------------------------------------------------------
     def show_state(self) -> None:
@@ -225,19 +226,23 @@ by its words, so it survives re-chunking.
         status = self.query_one("#picker-status", Static)
         if app.corpus is None:
             status.update(
-                app.corpus_error
-                or (
-                    "loading the corpus…"
-                    if app.corpus_path
-                    else "no corpus: the test set names none and --corpus was not given"
+                plain(
+                    app.corpus_error
+                    or (
+                        "loading the corpus…"
+                        if app.corpus_path
+                        else "no corpus: the test set names none and --corpus was not given"
+                    )
                 )
             )
             return
         if app.index is None:
             status.update(
-                app.index_error
-                and f"search unavailable: {app.index_error}"
-                or f"building the search index over {len(app.corpus):,} chunks…"
+                plain(
+                    app.index_error
+                    and f"search unavailable: {app.index_error}"
+                    or f"building the search index over {len(app.corpus):,} chunks…"
+                )
             )
             return
         query = self.query_one("#query", Input).value
@@ -313,7 +318,7 @@ by its words, so it survives re-chunking.
         lst.set_options(options)
         if options:
             lst.highlighted = min(keep or 0, len(options) - 1)
-        self.query_one("#picker-status", Static).update(self._status())
+        self.query_one("#picker-status", Static).update(plain(self._status()))
         self._show_preview()
 
     def _system_options(self, expected: set[str]) -> list[Option]:
@@ -329,7 +334,7 @@ by its words, so it survives re-chunking.
             head = f"── {spec} could not answer: {got.error}"
         else:
             head = f"── what {spec} retrieves for the question ({len(got.ranking)})"
-        out = [Option(Text(head, style="bold"), disabled=True)]
+        out = [Option(plain(head, style="bold"), disabled=True)]
         corpus = self.rt.corpus
         for rank, cid in enumerate(got.ranking[:10] if got is not None else [], 1):
             out.append(Option(self._prompt(rank, cid, None, cid in expected, corpus), id=f"{SYSTEM}{cid}"))
@@ -370,11 +375,11 @@ by its words, so it survives re-chunking.
             lines = ["not in the corpus"]
         else:
             lines = textwrap.wrap(
-                " ".join(chunk.text.split()), width, max_lines=PREVIEW_LINES, placeholder=" …"
+                " ".join(shown_line(chunk.text).split()), width, max_lines=PREVIEW_LINES, placeholder=" …"
             )
         for line in lines:
             t.append("\n" + " " * INDENT + line)
-        return t
+        return shown_text(t)
 
     # -- the preview: the highlighted chunk, a sentence at a time --------------------------
     def highlighted_chunk(self) -> Chunk | None:
@@ -423,7 +428,7 @@ by its words, so it survives re-chunking.
             t.append(f" · {chunk.doc}", style="italic")
         if not parts:
             t.append("  (no text)", style="dim")
-            box.update(t)
+            box.update(shown_text(t))
             return
         i = self.sentence = min(self.sentence, len(parts) - 1)
         t.append(f"  sentence {i + 1}/{len(parts)} · ←→ move · Q quotes it", style="dim")
@@ -438,7 +443,7 @@ by its words, so it survives re-chunking.
                 t.append(s, style="reverse")
             else:
                 t.append(s if len(s) <= width else s[: width - 1] + "…", style="dim")
-        box.update(t)
+        box.update(shown_text(t))
 
     # -- actions -----------------------------------------------------------------------
     def action_toggle_doc(self) -> None:
@@ -448,7 +453,9 @@ by its words, so it survives re-chunking.
         if case is None or chunk is None:
             return
         if not chunk.doc:
-            self.notify(f"{chunk.id} names no document (no doc in the corpus)", severity="warning")
+            self.notify(
+                f"{chunk.id} names no document (no doc in the corpus)", severity="warning", markup=False
+            )
             return
         docs = with_doc(case, chunk.doc)
         fields: dict[str, object] = {"expected_docs": list(docs) or None}

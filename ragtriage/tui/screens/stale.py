@@ -35,6 +35,7 @@ from ...core.text import normalize_text
 from ..base import AppScreen, detail_bindings
 from ..data import LabelFix, Proposal, StaleEntry, fix_edits, held_back, proposal, remembered_spans, settled
 from ..edits import UpdateCase
+from ..shown import plain, shown_text
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 
 STATUS_HELP = {
@@ -203,7 +204,7 @@ are still stale against it.
         status = self.query_one("#stale-status", Static)
         lst = self.query_one(StaleList)
         if app.stale.report is None:
-            status.update(Text(app.corpus_error or f"checking labels against {self.checked_against()}…"))
+            status.update(plain(app.corpus_error or f"checking labels against {self.checked_against()}…"))
             lst.clear_options()
             return
         entries = self.entries
@@ -231,7 +232,7 @@ are still stale against it.
             msg = f"✓ no stale label against {against}"
             if app.corpus_override is None:
                 msg += " · re-chunked? open with --corpus NEW.chunks.jsonl"
-            status.update(Text(msg))
+            status.update(plain(msg))
         self._show()
 
     @staticmethod
@@ -245,7 +246,7 @@ are still stale against it.
         t.append(e.case, style="bold")
         t.append("\n        ")
         t.append(f"{e.label} · {e.status}", style="dim")
-        return Option(t, id=str(i))
+        return Option(shown_text(t), id=str(i))
 
     @property
     def quote_entries(self) -> list[QuoteEntry]:
@@ -320,7 +321,7 @@ are still stale against it.
         if now is not None and e.label not in {cid for cid, _ in e.candidates}:
             t.append(f"\nnow under {e.label}\n", style="dim")
             t.append(now.text + "\n", style="dim")
-        box.update(t)
+        box.update(shown_text(t))
 
     def _heading(self, t: Text, e: StaleEntry) -> None:
         doc = self.rt.doc

@@ -25,6 +25,7 @@ from ..base import AppScreen, detail_bindings
 from ..edits import UpdateCase
 from ..judge_panel import judge_detail
 from ..run_session import MarksChanged, RecordsChanged, RunEnded, RunEvent, RunOpened, RunProgressed
+from ..shown import plain, shown_line, shown_text
 from ..triage_view import describe, retrieved_choices
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
 from ..widgets.triage_summary import TriageSummary, builtin_answer_sweep
@@ -184,7 +185,7 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
         table = self.table
         if state is None:
             status = "run not loaded" if run.load_error is not None else "loading run…"
-            self.query_one("#triage-status", Static).update(status)
+            self.query_one("#triage-status", Static).update(plain(status))
             table.loading = run.load_error is None
             return
         table.loading = False
@@ -210,7 +211,9 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
             self.query_one("#triage-progress", ProgressBar).update(
                 total=c.total, progress=len(self.state or ())
             )
-            self.query_one("#triage-run-status", Static).update(f" {c.system} · k={c.k} · c cancels")
+            self.query_one("#triage-run-status", Static).update(
+                plain(f" {shown_line(c.system)} · k={c.k} · c cancels")
+            )
         row.display = on
 
     # -- display -----------------------------------------------------------------------
@@ -246,7 +249,9 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
             counts.append(f"☑ {reviewed}")
         where = [f"{run.system} k={run.k}", run.path.name if run.path else "run"]
         where.append(app.doc.path.name if app.loaded else "loading test set…")
-        self.query_one("#triage-status", Static).update(" · ".join(head + counts + where))
+        self.query_one("#triage-status", Static).update(
+            plain(" · ".join(shown_line(p) for p in head + counts + where))
+        )
 
     def _chunk_text(self) -> Callable[[str], str | None] | None:
         corpus = self.rt.corpus
@@ -274,19 +279,21 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
         case = doc.case(cid) if doc is not None and cid in doc else None
         note = run.note(cid)
         detail.update(
-            describe(
-                rec,
-                run.k,
-                case=case,
-                chunk_text=self._chunk_text(),
-                reviewed=run.reviewed(cid),
-                note=note,
-                note_current=note.about(rec) if note is not None else False,
-                notes_field=case.notes if case is not None else None,
-                system=run.system,
-                quotes_now=self.rt.stale.quotes_of(cid),
+            shown_text(
+                describe(
+                    rec,
+                    run.k,
+                    case=case,
+                    chunk_text=self._chunk_text(),
+                    reviewed=run.reviewed(cid),
+                    note=note,
+                    note_current=note.about(rec) if note is not None else False,
+                    notes_field=case.notes if case is not None else None,
+                    system=run.system,
+                    quotes_now=self.rt.stale.quotes_of(cid),
+                )
+                + judge_detail(rec, run.grade_of(cid))
             )
-            + judge_detail(rec, run.grade_of(cid))
         )
 
     @on(TriageTable.Highlighted)

@@ -11,6 +11,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..rows import FLAG_TEXT, reason_text
+from ..shown import plain, shown_text
 from ..triage_view import gold_text, review_note_text
 
 if TYPE_CHECKING:
@@ -127,5 +128,7 @@ class CaseDetail(VerticalScroll):
         yield Static("", id="detail-text")
 
     def show(self, text: Text | str) -> None:
-        self.query_one("#detail-text", Static).update(text)
+        self.query_one("#detail-text", Static).update(
+            shown_text(text) if isinstance(text, Text) else plain(text)
+        )
         self.scroll_home(animate=False)
