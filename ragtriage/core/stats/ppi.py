@@ -87,3 +87,54 @@ def ppi_rate(
     method = "PPI++" if lam is None else f"PPI (λ = {lam_:g})"
     iv = Interval(max(0.0, est - half), min(1.0, est + half), level, method)
     return PPIEstimate(est, iv, lam_, n, big_n, judge_rate)
+
+
+@dataclass(frozen=True)
+class Stratum:
+    """One stratum of a stratified PPI estimate: the graded answers' grades ``y`` and the
+    judge's verdicts on them ``f``, and the judge's verdicts on the answers not graded."""
+
+    y: tuple[float, ...]
+    f: tuple[float, ...]
+    unlabelled: tuple[float, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.y) + len(self.unlabelled)
+
+
+def ppi_stratified(strata, *, level: float = 0.95) -> PPIEstimate | None:
+    """Stratified PPI (Fisch et al., NeurIPS 2024): plain PPI (λ = 1) in each stratum,
+    weighted by the stratum's share of the cases. Valid when the graded answers of each
+    stratum are a random sample of it, however many each stratum got — the design that
+    lets a grading queue give more grades where the judge errs more. None when a
+    stratum with cases has fewer than 2 grades (its error cannot be measured yet).
+
+    With the strata the judge's verdicts (judge said yes / said no) the verdict is one
+    value in each, so the estimate is the stratum means of the grades weighted by the
+    judge's counts: the judge tells how many cases are in each stratum, the grades how
+    often it is right there. A stratum whose graded answers show no disagreement gets
+    the variance of one disagreement among its n, never less (as :func:`ppi_rate`)."""
+    strata = [s for s in strata if s.size]
+    big_n = sum(s.size for s in strata)
+    if not strata or any(len(s.y) < 2 for s in strata):
+        return None
+    est = var = 0.0
+    every_f: list[float] = []
+    n = unl = 0
+    for s in strata:
+        y, f, fu = (np.asarray(v, dtype=float) for v in (s.y, s.f, s.unlabelled))
+        w = s.size / big_n
+        rect = y - f
+        mean_f = float(fu.mean()) if len(fu) else float(f.mean())
+        est += w * (mean_f + float(rect.mean()))
+        v_rect = float(np.var(rect))
+        if not np.any(np.abs(rect) > 0):
+            v_rect = max(v_rect, (1.0 / len(y)) * (1.0 - 1.0 / len(y)))
+        v_imp = float(np.var(fu)) / len(fu) if len(fu) else 0.0
+        var += w * w * (v_imp + v_rect / len(y))
+        every_f += [*s.f, *s.unlabelled]
+        n, unl = n + len(y), unl + len(fu)
+    half = z_of(level) * math.sqrt(var)
+    iv = Interval(max(0.0, est - half), min(1.0, est + half), level, "stratified PPI, by the judge's verdict")
+    return PPIEstimate(est, iv, 1.0, n, unl, float(np.mean(every_f)))
