@@ -68,16 +68,14 @@ def judge_detail(record: CaseRecord, grade: Grade | None) -> Text:
 
 def corrected(records: list[CaseRecord], grades: Mapping[tuple[str, str], Grade]) -> dict[str, Any]:
     """Per question, the judge's rate corrected by the grades: the stratified estimate (strata:
-    the judge said yes / no; valid for either order of the grading queue, since each
-    stratum is graded in the run's random order), else — while a stratum has fewer than
-    2 grades — the PPI++ of ``ragtriage judge``; None with fewer than 2 graded answers."""
-    from ..core.judge import corrected_rates
+    the judge said yes / no), right for either order of the grading queue since each stratum
+    is graded in the run's random order — where ``ragtriage judge``'s PPI++ assumes the
+    graded answers are a random sample of all; None with fewer than 2 graded answers."""
     from ..core.judge.grades import grade_for
     from ..core.stats import Stratum, ppi_stratified
 
     graded = {case for case, _ in grades}
     out: dict[str, Any] = {}
-    plain = None
     for q in ("supported", "correct"):
         parts: dict[bool, tuple[list[float], list[float], list[float]]] = {}
         for rec in records:
@@ -93,11 +91,7 @@ def corrected(records: list[CaseRecord], grades: Mapping[tuple[str, str], Grade]
                 fg.append(float(f))
             else:
                 fu.append(float(f))
-        est = ppi_stratified([Stratum(tuple(y), tuple(fg), tuple(fu)) for y, fg, fu in parts.values()])
-        if est is None:
-            plain = corrected_rates(records, grades) if plain is None else plain
-            est = plain[q]
-        out[q] = est
+        out[q] = ppi_stratified([Stratum(tuple(y), tuple(fg), tuple(fu)) for y, fg, fu in parts.values()])
     return out
 
 
@@ -138,10 +132,13 @@ def calibration_line(
             t.append("    corrected rate: — (needs 2 or more graded answers)\n", style="dim")
         else:
             iv = est.interval
+            method, _, caveat = iv.method.partition("; ")
             t.append(
-                f"    judge says {est.judge_rate:.3f}, corrected {est.estimate:.3f} [{iv.lo:.2f}, {iv.hi:.2f}]"
-                f" ({iv.method})\n"
+                f"    judge {est.judge_rate:.3f} → corrected {est.estimate:.3f} [{iv.lo:.2f}, {iv.hi:.2f}]"
+                f" · {method}, {est.graded} graded\n"
             )
+            if caveat:
+                t.append(f"      {caveat}\n", style="dim")
     g = rep["grounding"]
     t.append(f"  grounding check n {g['n']} · κ ")
     t.append("—" if g["kappa"] is None else f"{g['kappa']:.2f}{_iv(g['kappa_interval'])}")

@@ -235,7 +235,10 @@ def test_the_panel_shows_the_intervals_and_slices_run_prints():
     from ragtriage.core.rates import slices, summary_intervals
     from ragtriage.core.summary_panel import cell, summary_panel
 
-    recs = [_rec(i, ["supported-correct", "wrong-answer", "retrieval-miss"][i % 3], topic=f"t{i % 2}") for i in range(30)]
+    recs = [
+        _rec(i, ["supported-correct", "wrong-answer", "retrieval-miss"][i % 3], topic=f"t{i % 2}")
+        for i in range(30)
+    ]
     tags = {f"c{i}": ["x"] if i % 4 else ["y", "x"] for i in range(30)}
     panel = summary_panel(recs, 3, summarize(recs, 3), tags_of=tags)
     text = "\n".join(panel.lines())

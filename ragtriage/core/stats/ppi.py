@@ -107,24 +107,33 @@ def ppi_stratified(strata, *, level: float = 0.95) -> PPIEstimate | None:
     """Stratified PPI (Fisch et al., NeurIPS 2024): plain PPI (λ = 1) in each stratum,
     weighted by the stratum's share of the cases. Valid when the graded answers of each
     stratum are a random sample of it, however many each stratum got — the design that
-    lets a grading queue give more grades where the judge errs more. None when a
-    stratum with cases has fewer than 2 grades (its error cannot be measured yet).
+    lets a grading queue give more grades where the judge errs more. None with fewer
+    than 2 grades in all.
 
     With the strata the judge's verdicts (judge said yes / said no) the verdict is one
     value in each, so the estimate is the stratum means of the grades weighted by the
     judge's counts: the judge tells how many cases are in each stratum, the grades how
     often it is right there. A stratum whose graded answers show no disagreement gets
-    the variance of one disagreement among its n, never less (as :func:`ppi_rate`)."""
+    the variance of one disagreement among its n, never less (as :func:`ppi_rate`). A
+    stratum with fewer than 2 grades cannot measure the judge's error: the judge's
+    verdict stands for its point, and the interval takes the whole of its share (any
+    rate from 0 to 1 there), so it is valid but wide until the stratum is graded."""
     strata = [s for s in strata if s.size]
     big_n = sum(s.size for s in strata)
-    if not strata or any(len(s.y) < 2 for s in strata):
+    if sum(len(s.y) for s in strata) < 2:
         return None
-    est = var = 0.0
+    est = var = unknown = 0.0
     every_f: list[float] = []
     n = unl = 0
     for s in strata:
         y, f, fu = (np.asarray(v, dtype=float) for v in (s.y, s.f, s.unlabelled))
         w = s.size / big_n
+        every_f += [*s.f, *s.unlabelled]
+        n, unl = n + len(y), unl + len(fu)
+        if len(y) < 2:
+            est += w * float(np.mean([*s.f, *s.unlabelled]))
+            unknown += w
+            continue
         rect = y - f
         mean_f = float(fu.mean()) if len(fu) else float(f.mean())
         est += w * (mean_f + float(rect.mean()))
@@ -133,8 +142,10 @@ def ppi_stratified(strata, *, level: float = 0.95) -> PPIEstimate | None:
             v_rect = max(v_rect, (1.0 / len(y)) * (1.0 - 1.0 / len(y)))
         v_imp = float(np.var(fu)) / len(fu) if len(fu) else 0.0
         var += w * w * (v_imp + v_rect / len(y))
-        every_f += [*s.f, *s.unlabelled]
-        n, unl = n + len(y), unl + len(fu)
     half = z_of(level) * math.sqrt(var)
-    iv = Interval(max(0.0, est - half), min(1.0, est + half), level, "stratified PPI, by the judge's verdict")
+    known = est - sum(s.size / big_n * float(np.mean([*s.f, *s.unlabelled])) for s in strata if len(s.y) < 2)
+    method = "stratified PPI"
+    if unknown:
+        method += f"; {unknown:.0%} of the answers under a verdict with < 2 grades: any rate there"
+    iv = Interval(max(0.0, known - half), min(1.0, known + half + unknown), level, method)
     return PPIEstimate(est, iv, 1.0, n, unl, float(np.mean(every_f)))

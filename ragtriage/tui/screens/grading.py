@@ -144,7 +144,7 @@ so they stay right in either order.
         p = progress(records, run.grades, self._needed())
         left = len(self.queue) if self.current is not None else 0
         order = " · narrowest first" if run.grades.narrowest_first else ""
-        status = f"Grading · {left} to grade · {p.text()}{order}"
+        status = f"Grading{order} · {left} to grade · {p.text()}"
         self.query_one("#grading-status", Static).update(Text(status))
         self.query_one("#grading-last", Static).update(self.last)
         cid = self.current

@@ -166,7 +166,7 @@ back); there {J} and {K} scroll it.
             self._update_status()
             if self.table.current_id in event.case_ids:
                 self._show_detail()
-                self.refresh_summary()
+            self.refresh_summary()  # a grade moves the judge's κ and corrected rates
         elif isinstance(event, RunProgressed):
             self.query_one("#triage-progress", ProgressBar).update(total=event.total, progress=event.done)
             self._update_status()
@@ -322,7 +322,9 @@ back); there {J} and {K} scroll it.
             return
         app, run = self.rt, self.rt.run_session
         answers = builtin_answer_sweep(app.doc if app.loaded else None, app.corpus, run.system, len(state))
-        self.query_one(TriageSummary).request(state, run.stored_summary, answers, run.grades, self._summary_context())
+        self.query_one(TriageSummary).request(
+            state, run.stored_summary, answers, run.grades, self._summary_context()
+        )
 
     def _summary_context(self) -> Context:
         from ...core.judge import thresholds
@@ -359,7 +361,8 @@ back); there {J} and {K} scroll it.
 
     def action_scroll_detail(self, lines: int) -> None:
         if self.summary_pane.has_class("-full"):
-            self.summary_pane.scroll_relative(y=lines, animate=False)
+            pane = self.summary_pane  # from the target: keys faster than frames each count
+            pane.scroll_to(y=max(0.0, pane.scroll_target_y + lines), animate=False)
         else:
             super().action_scroll_detail(lines)
 

@@ -67,6 +67,8 @@ def summary_text(
             t.append(f" · {summary['tokens']} prompt tokens")
         t.append("\n")
         t.append("\n".join(panel.rate_lines()) + "\n")
+        if judge:
+            t.append_text(judge)
         t.append(f"95 % intervals; {panel.clusters}\n", style="dim")
     else:
         t.append(
@@ -81,7 +83,7 @@ def summary_text(
         if summary.get("tokens") is not None:
             t.append(f" · {summary['tokens']} prompt tokens")
         t.append("\n")
-    if judge:
+    if judge and panel is None:
         t.append_text(judge)
     if sweep:
         t.append(f"{'':5}{'hit':<17}{'supported':<17}{'correct':<17}\n", style="dim")
