@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .outcomes import RATE_METRICS, Values, case_values
+from .outcomes import RATE_METRICS, Values
 from .stats import Interval, bootstrap_mean, codes, wilson
 
 FEW_UNITS = 30
@@ -115,6 +115,26 @@ def slice_members(
     return dict(sorted(groups.items(), key=lambda kv: (kv[0].startswith("("), kv[0])))
 
 
+def _columns(
+    records: Sequence[Mapping[str, Any]], metrics: Sequence[str]
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """metric -> (index of the records that count, their values), each built once for every slice."""
+    from .outcomes import one_value, value_table
+
+    table = {m: v for m, v in value_table(records).items() if m in metrics}
+    for m in metrics:
+        if m in table:
+            continue
+        idx, vals = [], []
+        for i, r in enumerate(records):
+            v = one_value(r, m, None)
+            if v is not None:
+                idx.append(i)
+                vals.append(v)
+        table[m] = (np.asarray(idx, dtype=np.int64), np.asarray(vals, dtype=float))
+    return table
+
+
 def slices(
     records: Sequence[Mapping[str, Any]],
     by: str,
@@ -122,18 +142,28 @@ def slices(
     clusters: Mapping[str, str] | None = None,
     metrics: Sequence[str] = SLICE_METRICS,
 ) -> list[Slice]:
-    """Every slice with n, its rates and their intervals."""
+    """Every slice with n, its rates and their intervals (the values of every case are
+    read once, then each slice takes its own: a 100k-case run has dozens of slices)."""
     from collections import Counter
 
+    from .outcomes import MEASURES
+
+    position = {id(r): i for i, r in enumerate(records)}
+    table = _columns(records, metrics)
+    every = None if clusters is None else codes([clusters.get(r["id"], "case:" + r["id"]) for r in records])
     out = []
     for name, recs in slice_members(records, by, tags_of).items():
         s = Slice(by, name, len(recs), reasons=dict(Counter(str(r.get("reason")) for r in recs)))
+        member = np.zeros(len(records), dtype=bool)
+        member[[position[id(r)] for r in recs]] = True
         for m in metrics:
-            vals = case_values(recs, m)
-            if not vals.values:
+            idx, vals = table[m]
+            sel = idx[member[idx]]
+            if not len(sel):
                 continue
-            s.rates[m] = sum(vals.values) / len(vals.values)
-            iv = interval_of(vals, clusters)
+            v = vals[member[idx]]
+            s.rates[m] = float(v.sum()) / len(v)
+            iv = _interval(v, None if every is None else every[sel], MEASURES[m][0], 0.95)
             if iv is not None:
                 s.intervals[m] = iv
         out.append(s)

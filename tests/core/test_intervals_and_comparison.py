@@ -279,3 +279,28 @@ def test_two_empty_runs_say_there_is_nothing_to_compare():
     rc = compare_runs([], [])
     assert rc.verdict == "inconclusive" and "pass: no case to compare" in verdict_line(rc)
     assert "NaN" not in render_text(rc)
+
+
+def test_slices_read_once_give_each_slices_own_values_and_intervals():
+    from ragtriage.core.outcomes import case_values
+    from ragtriage.core.rates import SLICE_METRICS, interval_of, slice_members, slices
+
+    reasons = ["supported-correct", "wrong-answer", "retrieval-miss", "error", "appropriate-abstention"]
+    recs = [
+        _rec(i, reasons[i % 5], topic=f"t{i % 3}", unans=reasons[i % 5] == "appropriate-abstention")
+        for i in range(60)
+    ]
+    tags = {f"c{i}": (["x"] if i % 2 else []) + (["y"] if i % 3 == 0 else []) for i in range(60)}
+    clusters = {f"c{i}": f"doc:{i % 12}" for i in range(60)}
+    for by, tags_of in (("tag", tags), ("topic", None)):
+        got = slices(recs, by, tags_of, clusters)
+        members = slice_members(recs, by, tags_of)
+        assert [s.name for s in got] == list(members)
+        for s in got:
+            for m in SLICE_METRICS:
+                vals = case_values(members[s.name], m)
+                if not vals.values:
+                    assert m not in s.rates
+                    continue
+                assert s.rates[m] == pytest.approx(sum(vals.values) / len(vals.values))
+                assert s.intervals[m] == interval_of(vals, clusters), (by, s.name, m)

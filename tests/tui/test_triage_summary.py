@@ -77,9 +77,17 @@ async def test_the_summary_has_the_intervals_of_run_and_the_slices_and_fits(shop
         await settle(app, pilot)
         assert pane.has_class("-full") and not screen.query_one("#triage-main").display
         assert pane.size.height > size[1] // 2
-        await pilot.press("J")
+        await pilot.press("J", "J")
         await settle(app, pilot)
-        assert pane.scroll_y > 0  # J scrolls the summary now
+        assert pane.scroll_y == 6  # J scrolls the summary now, 3 lines a key
+        await pilot.press("u", "a")  # nothing acts on a case the screen does not show
+        await settle(app, pilot)
+        assert not app.session.dirty and type(app.screen).__name__ == "TriageScreen"
+        await pilot.press("escape")  # back to the cases
+        await settle(app, pilot)
+        assert not pane.has_class("-full") and screen.query_one("#triage-main").display
+        await pilot.press("I")
+        await settle(app, pilot)
         await pilot.press("I")
         await settle(app, pilot)
         assert not pane.has_class("-full") and screen.query_one("#triage-main").display

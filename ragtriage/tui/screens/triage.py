@@ -358,6 +358,8 @@ back); there {J} and {K} scroll it.
         self.query_one("#triage-main").display = not full
         if not full:
             pane.scroll_home(animate=False)
+            self.table.focus()
+        self.refresh_bindings()
 
     def action_scroll_detail(self, lines: int) -> None:
         if self.summary_pane.has_class("-full"):
@@ -546,15 +548,35 @@ back); there {J} and {K} scroll it.
             return
         self.query_one("#triage-run-status", Static).update(" cancelling: waiting for the cases in flight…")
 
+    #: what acts on the selected case: off while the summary covers the cases
+    CASE_ACTIONS = frozenset(
+        {
+            "accept",
+            "replace",
+            "unanswerable",
+            "must_contain",
+            "edit",
+            "pick",
+            "note",
+            "reviewed",
+            "rerun_case",
+        }
+    )
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        full = self.is_mounted and self.summary_pane.has_class("-full")
         if action == "cancel_run":
             return self.rt.run_session.running
         if action == "back":
-            return len(self.rt.screen_stack) > 2
+            return full or len(self.rt.screen_stack) > 2
+        if full and action in self.CASE_ACTIONS:
+            return False  # no key acts on a case the screen does not show
         return True
 
     def action_back(self) -> None:
-        if len(self.rt.screen_stack) > 2:
+        if self.summary_pane.has_class("-full"):  # escape: from the whole summary back to the cases
+            self.action_full_summary()
+        elif len(self.rt.screen_stack) > 2:
             self.dismiss()
 
     def action_grade(self) -> None:
