@@ -31,9 +31,16 @@ def gold_docs(corpus_path: str | Path | None, chunk_ids: Iterable[str]) -> dict[
     wanted = set(chunk_ids)
     if corpus_path is None or not wanted:
         return {}
-    from .corpus import CorpusError, iter_chunks
+    from .corpus import CorpusError, iter_chunks, loaded_corpus
 
     out: dict[str, str] = {}
+    whole = loaded_corpus(corpus_path)
+    if whole is not None:  # read already by this command (the run's corpus)
+        for cid in wanted:
+            ch = whole.get(cid)
+            if ch is not None and isinstance(ch.doc, str) and ch.doc:
+                out[cid] = ch.doc
+        return out
     try:
         for ch in iter_chunks(corpus_path, problems=[]):
             if ch.id in wanted and isinstance(ch.doc, str) and ch.doc:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import weakref
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -242,8 +243,32 @@ class Corpus(Mapping):
         return cls({c.id: c for c in chunks}, path)
 
 
+_LOADED: tuple[tuple, weakref.ref] | None = None  # the last corpus read whole, while it lives
+
+
+def _stat_key(path) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def loaded_corpus(path) -> Corpus | None:
+    """The corpus :func:`load_corpus` read from ``path`` if it is still in memory and the file
+    has not changed since (same inode, size and modification time), else None: a second
+    reader (the clusters of the intervals) need not read a million chunks again."""
+    if _LOADED is None:
+        return None
+    key, ref = _LOADED
+    c = ref()
+    return c if c is not None and _stat_key(path) == key else None
+
+
 def load_corpus(path) -> Corpus:
     """Read a chunks JSONL file completely; raise :class:`CorpusError` with every problem."""
+    global _LOADED
+    key = _stat_key(path)
     problems: list[Problem] = []
     hasher = hashlib.blake2b(digest_size=6)
     chunks: dict[str, Chunk] = {}
@@ -270,4 +295,7 @@ def load_corpus(path) -> Corpus:
         raise CorpusError(problems)
     if not chunks and os.path.getsize(path) == 0:
         pass  # an empty corpus is allowed; validate warns about missing ids
-    return Corpus(chunks, name, hasher.hexdigest())
+    corpus = Corpus(chunks, name, hasher.hexdigest())
+    if key is not None and key == _stat_key(path):  # unchanged while it was read
+        _LOADED = (key, weakref.ref(corpus))
+    return corpus

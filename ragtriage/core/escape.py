@@ -64,6 +64,9 @@ def inline(s: object) -> str:
     )
 
 
+_MD_TABLE = str.maketrans({ch: "\\" + ch for ch in _MD_ALWAYS})  # each backslash-escaped, in C
+
+
 def md_text(s: object) -> str:
     """Text for a markdown paragraph, quote or table cell: it reads as itself and adds
     nothing (no heading, list, quote, emphasis, code, link, autolink, image, HTML,
@@ -72,7 +75,7 @@ def md_text(s: object) -> str:
     so is a list or heading marker at the start; line breaks become spaces, and what a
     terminal would obey is written as :func:`inline` does."""
     text = inline(_BREAKS.sub(" ", str(s)))
-    out = "".join("\\" + ch if ch in _MD_ALWAYS else ch for ch in text)
+    out = text.translate(_MD_TABLE)
     out = _AUTOLINK.sub(lambda m: m.group(1) + "\\" + m.group(2), out)  # http://, www. as text
     lead = len(out) - len(out.lstrip(" "))
     m = _MD_BLOCK.match(out, lead)

@@ -118,7 +118,7 @@ def is_correct(case, answer: str | None, abstained: bool) -> bool:
     return all(collapse(s) in text for s in case.must_contain)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 12)  # the chunks cited again and again; not every chunk of a big run
 def _source_numbers(text: str, language: str | None) -> dict:
     """A chunk's numbers by value (in text order), once per chunk text. Shared: never mutate."""
     by_value: dict = {}

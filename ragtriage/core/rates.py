@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .diagnosis import PASSING
 from .outcomes import RATE_METRICS, Values
 from .stats import Interval, bootstrap_mean, codes, wilson
 
@@ -104,35 +105,22 @@ def slice_members(
 ) -> dict[str, list[Mapping[str, Any]]]:
     """Slice name -> its records (a case with several tags is in each; untagged cases
     form ``(no tag)``; ``by`` is ``tag`` or ``topic``)."""
-    groups: dict[str, list[Mapping[str, Any]]] = {}
-    for r in records:
+    return {name: [records[i] for i in rows] for name, rows in slice_rows(records, by, tags_of).items()}
+
+
+def slice_rows(
+    records: Sequence[Mapping[str, Any]], by: str, tags_of: Mapping[str, Sequence[str]] | None = None
+) -> dict[str, list[int]]:
+    """:func:`slice_members` as positions in ``records``."""
+    groups: dict[str, list[int]] = {}
+    for i, r in enumerate(records):
         if by == "topic":
             names = [r.get("topic") or "(no topic)"]
         else:
             names = list((tags_of or {}).get(r["id"]) or r.get("tags") or ()) or ["(no tag)"]
         for name in dict.fromkeys(names):
-            groups.setdefault(str(name), []).append(r)
+            groups.setdefault(str(name), []).append(i)
     return dict(sorted(groups.items(), key=lambda kv: (kv[0].startswith("("), kv[0])))
-
-
-def _columns(
-    records: Sequence[Mapping[str, Any]], metrics: Sequence[str]
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """metric -> (index of the records that count, their values), each built once for every slice."""
-    from .outcomes import one_value, value_table
-
-    table = {m: v for m, v in value_table(records).items() if m in metrics}
-    for m in metrics:
-        if m in table:
-            continue
-        idx, vals = [], []
-        for i, r in enumerate(records):
-            v = one_value(r, m, None)
-            if v is not None:
-                idx.append(i)
-                vals.append(v)
-        table[m] = (np.asarray(idx, dtype=np.int64), np.asarray(vals, dtype=float))
-    return table
 
 
 def slices(
@@ -141,30 +129,54 @@ def slices(
     tags_of: Mapping[str, Sequence[str]] | None = None,
     clusters: Mapping[str, str] | None = None,
     metrics: Sequence[str] = SLICE_METRICS,
+    level: float = 0.95,
 ) -> list[Slice]:
-    """Every slice with n, its rates and their intervals (the values of every case are
-    read once, then each slice takes its own: a 100k-case run has dozens of slices)."""
+    """Every slice with n, its rates and their intervals: the values :func:`interval_of`
+    gets from ``case_values`` of the slice's records, taken from one table of the whole run
+    (a slice per topic of a 100k-case run is thousands of slices)."""
     from collections import Counter
 
-    from .outcomes import MEASURES
+    from .outcomes import MEASURES, value_table
 
-    position = {id(r): i for i, r in enumerate(records)}
-    table = _columns(records, metrics)
+    table = value_table(records)
+    pass_idx = [i for i, r in enumerate(records) if r.get("reason") != "unlabelled"]
+    table["pass"] = (
+        np.asarray(pass_idx, dtype=np.int64),
+        np.fromiter((float(records[i].get("reason") in PASSING) for i in pass_idx), float, len(pass_idx)),
+    )
     every = None if clusters is None else codes([clusters.get(r["id"], "case:" + r["id"]) for r in records])
+    # per measure, where each record's value is in its table (−1: it does not count), so a
+    # slice costs its own size, not the run's (thousands of topics × 100k cases otherwise)
+    where = {}
+    for m in metrics:
+        idx = table[m][0]
+        w = np.full(len(records), -1, dtype=np.int64)
+        w[idx] = np.arange(len(idx))
+        where[m] = w
     out = []
-    for name, recs in slice_members(records, by, tags_of).items():
-        s = Slice(by, name, len(recs), reasons=dict(Counter(str(r.get("reason")) for r in recs)))
-        member = np.zeros(len(records), dtype=bool)
-        member[[position[id(r)] for r in recs]] = True
+    for name, rows in slice_rows(records, by, tags_of).items():
+        s = Slice(by, name, len(rows), reasons=dict(Counter(str(records[i].get("reason")) for i in rows)))
+        at = np.asarray(rows, dtype=np.int64)
         for m in metrics:
             idx, vals = table[m]
-            sel = idx[member[idx]]
-            if not len(sel):
+            pos = where[m][at]
+            pos = pos[pos >= 0]
+            if not len(pos):
                 continue
-            v = vals[member[idx]]
-            s.rates[m] = float(v.sum()) / len(v)
-            iv = _interval(v, None if every is None else every[sel], MEASURES[m][0], 0.95)
+            v = vals[pos]
+            s.rates[m] = sum(v.tolist()) / len(v)  # added in case order, as before
+            c = None if every is None else _first_seen(every[idx[pos]])
+            iv = _interval(v, c, MEASURES[m][0], level)
             if iv is not None:
                 s.intervals[m] = iv
         out.append(s)
     return out
+
+
+def _first_seen(c: np.ndarray) -> np.ndarray:
+    """Cluster codes renumbered by first appearance (as :func:`.stats.codes` numbers the
+    labels of these cases alone), so a slice resamples exactly as on its own."""
+    _, first, inv = np.unique(c, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[inv.reshape(-1)]

@@ -36,16 +36,19 @@ CORPORA = {
     "a link loop": ("loop.jsonl", "loop.jsonl: is a symbolic link that loops"),
     "a 5,000-character name": ("c" * 5000 + ".jsonl", "characters): file name too long for this system"),
     "missing": ("gone.jsonl", "gone.jsonl: chunks file not found"),
+    "a folder": ("folder.jsonl", "folder.jsonl: is a folder, not a chunks file"),
 }
 
 
 @pytest.mark.parametrize("what", list(CORPORA))
-@pytest.mark.parametrize("command", ["validate", "stale", "check"])
+@pytest.mark.parametrize("command", ["validate", "stale", "check", "run"])
 def test_an_unusable_corpus_is_said_at_the_test_sets_line(shop, tmp_path, command, what):
     """Was: `ragtriage: Input/output error` (no file), "not found" for a link loop, "File
-    name too long" without the test set's file:line, and stale exit 1 (an empty corpus)."""
+    name too long" without the test set's file:line, and stale exit 1 (an empty corpus);
+    `run` named the chunks file without the test set's line."""
     name, words = CORPORA[what]
     (tmp_path / "loop.jsonl").symlink_to("loop.jsonl")
+    (tmp_path / "folder.jsonl").mkdir()
     ts = _with_corpus(shop, name)
     r = call([command, str(ts)], tmp_path, {})
     assert r["code"] == 2 and not r["traceback"], r["err"]

@@ -52,3 +52,34 @@ def test_fingerprint_ignores_case_whitespace_and_unicode_form():
     assert normalize_text(a) == normalize_text(b)
     assert fingerprint(a) == fingerprint(b)
     assert fingerprint(a) != fingerprint("La garantía dura 3 años.")
+
+
+def test_the_clusters_take_the_loaded_corpus_only_while_its_file_is_unchanged(tmp_path):
+    """``gold_docs`` reuses the corpus a command already read, never a stale copy of it."""
+    import os
+
+    from ragtriage.core.clusters import gold_docs
+    from ragtriage.core.corpus import load_corpus, loaded_corpus
+
+    p = tmp_path / "c.jsonl"
+    p.write_text(
+        '{"id": "a-1", "text": "x", "doc": "manual"}\n{"id": "b-1", "text": "y"}\n', encoding="utf-8"
+    )
+    assert loaded_corpus(p) is None  # not read yet
+    corpus = load_corpus(p)
+    assert loaded_corpus(p) is corpus
+    assert gold_docs(p, ["a-1", "b-1", "zz"]) == {"a-1": "manual"}
+    # the file changes (same size, new time): the memory copy is not used, the file is read
+    p.write_text(
+        '{"id": "a-1", "text": "x", "doc": "guide!"}\n{"id": "b-1", "text": "y"}\n', encoding="utf-8"
+    )
+    st = p.stat()
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert loaded_corpus(p) is None
+    assert gold_docs(p, ["a-1"]) == {"a-1": "guide!"}
+    del corpus
+    import gc
+
+    gc.collect()
+    load_corpus(p)  # not kept alive by the memo: the next command's corpus replaces it
+    assert loaded_corpus(p) is None  # (that one was dropped at once: nothing holds it)

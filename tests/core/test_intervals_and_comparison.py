@@ -304,3 +304,78 @@ def test_slices_read_once_give_each_slices_own_values_and_intervals():
                     continue
                 assert s.rates[m] == pytest.approx(sum(vals.values) / len(vals.values))
                 assert s.intervals[m] == interval_of(vals, clusters), (by, s.name, m)
+
+
+def _slices_case_by_case(recs, by, tags, clusters):
+    """The slices as defined: each slice's own case values and interval (the reference)."""
+    from ragtriage.core.rates import SLICE_METRICS, slice_members
+
+    out = {}
+    for name, members in slice_members(recs, by, tags).items():
+        for m in SLICE_METRICS:
+            vals = case_values(members, m)
+            if vals.values:
+                out[name, m] = (sum(vals.values) / len(vals.values), interval_of(vals, clusters))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["supported-correct", "wrong-answer", "retrieval-miss", "unlabelled", "error"]),
+            st.booleans(),
+            st.booleans(),
+            st.integers(0, 5),
+            st.sets(st.sampled_from("abc"), max_size=2),
+        ),
+        min_size=1,
+        max_size=160,
+    ),
+    st.booleans(),
+)
+def test_slices_from_one_table_equal_each_slice_on_its_own(rows, clustered):
+    """The slices are computed from one table of the whole run; every rate and interval
+    must be the one the slice's own records give, bit for bit (clusters renumbered too)."""
+    recs, tags = [], {}
+    for i, (reason, unans, hit, doc, tag) in enumerate(rows):
+        r = _rec(i, reason, unans=unans, hit=hit)
+        if hit and not unans:  # scores that differ, so the bootstrap (not Wilson) decides
+            r["rr"] = r["recall"] = 1 / (1 + doc)
+        r["topic"] = f"t{doc % 3}"
+        recs.append(r)
+        tags[r["id"]] = sorted(tag)
+    # 40 documents (more than the bootstrap's few-units floor), numbered against case order
+    clusters = {r["id"]: f"doc:{(j * 7) % 40}" for j, r in enumerate(reversed(recs))} if clustered else None
+    for by in ("tag", "topic"):
+        want = _slices_case_by_case(recs, by, tags if by == "tag" else None, clusters)
+        got = {}
+        for s in slices(recs, by, tags if by == "tag" else None, clusters):
+            for m, v in s.rates.items():
+                got[s.name, m] = (v, s.intervals.get(m))
+        assert got == want
+
+
+def test_slices_from_one_table_resample_each_slice_as_on_its_own():
+    """Large slices, many documents, scores that differ: the bootstrap decides the intervals,
+    so a slice numbered or summed otherwise than on its own shows (seeded data)."""
+    import random
+
+    r = random.Random(7)
+    recs, tags = [], {}
+    for i in range(900):
+        rec = _rec(i, r.choice(["supported-correct", "wrong-answer", "retrieval-miss"]), hit=r.random() < 0.7)
+        if rec["hit"]:
+            rec["rr"] = rec["recall"] = 1 / r.randint(1, 7)
+        rec["topic"] = f"t{r.randrange(3)}"
+        recs.append(rec)
+        tags[rec["id"]] = sorted(r.sample("abc", r.randint(0, 2)))
+    clusters = {rec["id"]: f"doc:{r.randrange(80)}" for rec in recs}
+    for by in ("tag", "topic"):
+        want = _slices_case_by_case(recs, by, tags if by == "tag" else None, clusters)
+        got = {}
+        for s in slices(recs, by, tags if by == "tag" else None, clusters):
+            for m, v in s.rates.items():
+                got[s.name, m] = (v, s.intervals.get(m))
+        assert any("bootstrap over" in iv.method for _, iv in want.values())
+        assert got == want

@@ -72,20 +72,43 @@ def bootstrap_mean(
         half = z_of(level) * robust_se(v, None if clusters is None else np.asarray(clusters))
         lo, hi = max(bounds[0], mean - half), min(bounds[1], mean + half)
         return Interval(lo, hi, level, f"cluster-robust normal over {c:,} {unit}")
-    rng = np.random.default_rng(seed)
     stats = np.empty(resamples)
     block = max(1, min(resamples, 4_000_000 // c))
-    done = 0
-    while done < resamples:
-        b = min(block, resamples - done)
-        idx = rng.integers(0, c, size=(b, c))
-        stats[done : done + b] = s[idx].sum(axis=1) / m[idx].sum(axis=1)
-        done += b
+    ones = clusters is None  # every unit weighs 1: a resample's weight is c, exactly
+    if block == resamples:  # one block: the draws of the last call are reused when they are these
+        idx = _draws(seed, c, resamples)
+        stats[:] = s[idx].sum(axis=1) / (c if ones else m[idx].sum(axis=1))
+    else:
+        rng = np.random.default_rng(seed)
+        done = 0
+        while done < resamples:
+            b = min(block, resamples - done)
+            idx = rng.integers(0, c, size=(b, c))
+            stats[done : done + b] = s[idx].sum(axis=1) / (c if ones else m[idx].sum(axis=1))
+            done += b
     tail = (1.0 - level) / 2.0
     lo, hi = np.quantile(stats, [tail, 1.0 - tail])
     return Interval(
         max(bounds[0], float(lo)), min(bounds[1], float(hi)), level, f"bootstrap over {c:,} {unit}"
     )
+
+
+_LAST_DRAWS: tuple = (None, None)  # (seed, units, resamples), their draws (one tuple: thread-safe)
+
+
+def _draws(seed: int, c: int, resamples: int) -> np.ndarray:
+    """``resamples`` × ``c`` unit indices drawn with ``seed`` (what a fresh generator gives):
+    the recall, precision and mrr of one set of cases resample the same units, so the last
+    draws are kept (at most 4 million indices) instead of drawn again. Never written to."""
+    global _LAST_DRAWS
+    key = (seed, c, resamples)
+    last = _LAST_DRAWS
+    if last[0] == key:
+        return last[1]
+    idx = np.random.default_rng(seed).integers(0, c, size=(resamples, c))
+    idx.setflags(write=False)
+    _LAST_DRAWS = (key, idx)
+    return idx
 
 
 def paired_bootstrap(diffs, clusters=None, *, level: float = 0.95, seed: int = SEED) -> Interval:

@@ -80,8 +80,9 @@ class Context:
             path = self.corpus_path
             if path is None:
                 return None
-            from ..corpus import load_corpus
+            from ..corpus import load_corpus, require_readable
 
+            require_readable(path, self.doc)  # unreadable: at the test set's `corpus:` line, as validate says
             self._corpus = load_corpus(path)
         return self._corpus
 
