@@ -11,6 +11,9 @@ the run file (through the engine: ``evaluate`` with ``results:``), then opens
   its counts (the run file read in a worker; the test set loads beside it),
   cold (no reopen cache) and warm (second open);
 * test set ready: when relabels become possible (the document loaded);
+* summary: the worker's pass over the records for ``i`` — every rate with its 95 %
+  interval, the slices per tag and per topic, the sweep over k — timed on its own
+  (it runs in a worker after every change; the frames after a relabel include it);
 * relabel -> counts: accepting a retrieved chunk on a retrieval-miss case, through
   the session (document edit, recovery log), recomputed from the stored ranking
   and moved to its group — until ``state.counts()`` is the new one; then the save
@@ -127,6 +130,7 @@ async def open_triage(run: Path, testset: Path, *, relabels: int = 0):
             await pilot.pause(0.005)
         out["doc"] = time.perf_counter() - t0
         await settle(app, pilot)
+        out["summary"] = summary_cost(app, screen)
         if relabels:
             out.update(await relabel(app, screen, pilot, relabels, frames))
         # CPU spent per key (handler, detail pane, repaint) with 100k cases loaded; wall time
@@ -138,6 +142,22 @@ async def open_triage(run: Path, testset: Path, *, relabels: int = 0):
             lat.append(time.process_time() - t)
         out["key_p95"] = sorted(lat)[int(len(lat) * 0.95) - 1]
     return out
+
+
+def summary_cost(app, screen) -> float | None:
+    """Seconds of one summary pass (what the worker does for ``i``), on this thread."""
+    try:
+        from ragtriage.tui.judge_panel import calibration_line
+        from ragtriage.tui.widgets.triage_summary import compute, panel_of
+    except ImportError:  # the code before the summary's intervals
+        return None
+    ctx = screen._summary_context()
+    state = screen.state
+    t = time.perf_counter()
+    summary, _sweep = compute(state, None)
+    panel_of(state, summary, ctx.cases, ctx.corpus, ctx.corpus_path)
+    calibration_line(list(state.records), dict(app.run_session.grades.table))
+    return time.perf_counter() - t
 
 
 async def relabel(app, screen, pilot, times: int, frames) -> dict:
@@ -321,6 +341,12 @@ def main() -> None:
         ),
         ("ctrl+s -> saved (labels recorded, atomic), median", ms(statistics.median(sav)), "", None),
         ("CPU per key p95 (j/k/tab, detail + repaint)", ms(warm["key_p95"]), "", None),
+        (
+            "summary pass: rates, intervals, slices (a worker)",
+            "—" if warm.get("summary") is None else f"{warm['summary']:.2f} s",
+            "",
+            None,
+        ),
     ]
     peer = {}
     if not args.no_peer:

@@ -73,16 +73,21 @@ def labels(
 
 
 def for_records(
-    records: Sequence[Mapping[str, Any]], by: str, corpus_path: str | Path | None
+    records: Sequence[Mapping[str, Any]],
+    by: str,
+    corpus_path: str | Path | None,
+    docs: Mapping[str, str] | None = None,
 ) -> dict[str, str] | None:
-    """Cluster labels of ``records`` by ``by``, None for ``none``."""
+    """Cluster labels of ``records`` by ``by``, None for ``none``; ``docs`` (chunk id -> its
+    ``doc``, e.g. from a corpus already in memory) spares reading the corpus file."""
     if by == "none":
         return None
-    docs = (
-        gold_docs(corpus_path, (r["expected"][0] for r in records if r.get("expected")))
-        if by == "doc"
-        else {}
-    )
+    if docs is None:
+        docs = (
+            gold_docs(corpus_path, (r["expected"][0] for r in records if r.get("expected")))
+            if by == "doc"
+            else {}
+        )
     return labels(records, by, docs)
 
 
@@ -102,10 +107,13 @@ def describe(lab: Mapping[str, str] | None, by: str) -> str:
 
 
 def resolve(
-    records: Sequence[Mapping[str, Any]], by: str, corpus_path: str | Path | None
+    records: Sequence[Mapping[str, Any]],
+    by: str,
+    corpus_path: str | Path | None,
+    docs: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, str] | None, str]:
     """(labels to resample by, or None for case by case; the note that says which and why)."""
-    labels = for_records(records, by, corpus_path)
+    labels = for_records(records, by, corpus_path, docs)
     if labels is None:
         return None, "cases resampled one by one (--cluster none)"
     distinct = len(set(labels.values()))

@@ -66,21 +66,81 @@ def judge_detail(record: CaseRecord, grade: Grade | None) -> Text:
     return t
 
 
-def calibration_line(records: list[CaseRecord], grades: Mapping[tuple[str, str], Grade]) -> Text:
-    """One line for the triage summary: the judge against the grades, κ beside the grounding check's."""
-    if not grades or not any("judge" in r for r in records):
+def corrected(records: list[CaseRecord], grades: Mapping[tuple[str, str], Grade]) -> dict[str, Any]:
+    """Per question, the judge's rate corrected by the grades: the stratified estimate (strata:
+    the judge said yes / no), right for either order of the grading queue since each stratum
+    is graded in the run's random order — where ``ragtriage judge``'s PPI++ assumes the
+    graded answers are a random sample of all; None with fewer than 2 graded answers."""
+    from ..core.judge.grades import grade_for
+    from ..core.stats import Stratum, ppi_stratified
+
+    graded = {case for case, _ in grades}
+    out: dict[str, Any] = {}
+    for q in ("supported", "correct"):
+        parts: dict[bool, tuple[list[float], list[float], list[float]]] = {}
+        for rec in records:
+            j = rec.get("judge")
+            if not isinstance(j, dict) or "error" in j or not isinstance(j.get(q), bool):
+                continue
+            f = j[q]
+            y, fg, fu = parts.setdefault(f, ([], [], []))
+            g = grade_for(rec, grades) if rec.get("id") in graded else None
+            human = None if g is None else (g.supported if q == "supported" else g.correct)
+            if isinstance(human, bool):
+                y.append(float(human))
+                fg.append(float(f))
+            else:
+                fu.append(float(f))
+        out[q] = ppi_stratified([Stratum(tuple(y), tuple(fg), tuple(fu)) for y, fg, fu in parts.values()])
+    return out
+
+
+def _iv(iv: Mapping[str, Any] | None) -> str:
+    return "" if not iv else f" [{iv['lo']:.2f}, {iv['hi']:.2f}]"
+
+
+def calibration_line(
+    records: list[CaseRecord],
+    grades: Mapping[tuple[str, str], Grade],
+    min_kappa: float = 0.6,
+    min_grades: int = 30,
+) -> Text:
+    """The judge in the triage summary, as ``ragtriage judge`` says it: per question the
+    judge's rate corrected by the grades with its interval, κ with its interval and
+    whether a CI bar may use the judge (κ's lower bound ≥ ``min_kappa`` on ≥ ``min_grades``)."""
+    from ..core.judge import proven
+
+    if not any("judge" in r for r in records):
         return Text()
-    rep = calibrate(records, grades)
-
-    def part(name: str) -> str:
-        a = rep[name]
-        kappa = "—" if a["kappa"] is None else f"{a['kappa']:.2f}"
-        agree = "—" if a["agreement"] is None else f"{a['agreement']:.2f}"
-        return f"{name} n {a['n']} · κ {kappa} · agreement {agree}"
-
     t = Text()
+    if not grades:
+        t.append("judge  ", style="bold")
+        t.append("no grades yet: g grades answers blind, for κ and the judge's corrected rates\n")
+        return t
+    rep = calibrate(records, grades)
+    fixed = corrected(records, grades)
     t.append("judge vs grades  ", style="bold")
-    t.append(f"{part('supported')}  │  {part('correct')}  │  grounding check κ ")
-    g = rep["grounding"]["kappa"]
-    t.append("—" if g is None else f"{g:.2f}")
+    t.append(f"a CI bar needs κ's lower bound ≥ {min_kappa:g} on ≥ {min_grades} graded\n")
+    for q in ("supported", "correct"):
+        a = rep[q]
+        agree = "—" if a["agreement"] is None else f"{a['agreement']:.2f}"
+        kappa = "—" if a["kappa"] is None else f"{a['kappa']:.2f}{_iv(a['kappa_interval'])}"
+        bar = "bar allowed" if proven(a, min_kappa, min_grades) else "bar refused"
+        t.append(f"  {q} n {a['n']} · agreement {agree} · κ {kappa} · {bar}\n")
+        est = fixed.get(q)
+        if est is None:
+            t.append("    corrected rate: — (needs 2 or more graded answers)\n", style="dim")
+        else:
+            iv = est.interval
+            method, _, caveat = iv.method.partition("; ")
+            t.append(
+                f"    judge {est.judge_rate:.3f} → corrected {est.estimate:.3f} [{iv.lo:.2f}, {iv.hi:.2f}]"
+                f" · {method}, {est.graded} graded\n"
+            )
+            if caveat:
+                t.append(f"      {caveat}\n", style="dim")
+    g = rep["grounding"]
+    t.append(f"  grounding check n {g['n']} · κ ")
+    t.append("—" if g["kappa"] is None else f"{g['kappa']:.2f}{_iv(g['kappa_interval'])}")
+    t.append("\n")
     return t

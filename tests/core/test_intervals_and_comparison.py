@@ -220,10 +220,35 @@ def test_the_apps_summary_panel_has_intervals_and_slices():
     tags = {"c0": ["a"], "c1": ["a"], "c2": ["b"], "c3": ["b"], "c4": ["a"]}
     panel = summary_panel(recs, 3, summarize(recs, 3), tags_of=tags)
     lines = panel.lines()
-    assert lines[0].startswith("hit@3 1.000 [0.57, 1.00]")
-    assert "by tag:" in lines and "  a  n 3 · pass 0.67 [0.21, 0.94]" in lines
-    assert "  t\\x1b[2J  n 5 · pass 0.60 [0.23, 0.88]" in lines  # a topic's escape shown, not obeyed
-    assert lines[-1].startswith("95 % intervals; ")
+    assert lines[0] == "hit@3 1.000 [0.57, 1.00]".ljust(39) + "recall@3 1.000 [0.57, 1.00]"
+    assert all(len(line) <= 78 for line in lines)  # fits an 80-column pane
+    assert "correct 0.600 [0.23, 0.88]" in " ".join(lines)
+    assert lines[5].startswith("95 % intervals; ")  # after the rates, before the slices
+    at = lines.index("  a  n 3")
+    assert lines[at + 1].startswith("    pass 0.667 [0.21, 0.94]") and "hit@3 1.000" in lines[at + 1]
+    assert "correct 0.667 [0.21, 0.94]" in lines[at + 2]
+    assert "  t\\x1b[2J  n 5" in lines  # a topic's escape shown, not obeyed
+    assert lines[lines.index("  t\\x1b[2J  n 5") + 1].startswith("    pass 0.600 [0.23, 0.88]")
+
+
+def test_the_panel_shows_the_intervals_and_slices_run_prints():
+    from ragtriage.core.rates import slices, summary_intervals
+    from ragtriage.core.summary_panel import cell, summary_panel
+
+    recs = [
+        _rec(i, ["supported-correct", "wrong-answer", "retrieval-miss"][i % 3], topic=f"t{i % 2}")
+        for i in range(30)
+    ]
+    tags = {f"c{i}": ["x"] if i % 4 else ["y", "x"] for i in range(30)}
+    panel = summary_panel(recs, 3, summarize(recs, 3), tags_of=tags)
+    text = "\n".join(panel.lines())
+    for m, iv in summary_intervals(recs, None).items():
+        label = {"accuracy": "correct", "unknown_abstention": "unknown abstention"}.get(m, m)
+        label += "@3" if m in ("hit", "recall", "mrr", "precision") else ""
+        assert cell(label, summarize(recs, 3)[m], iv) in text, m
+    for s in slices(recs, "tag", tags, None):
+        assert f"  {s.name}  n {s.n}" in text
+        assert cell("pass", s.rates["pass"], s.intervals["pass"]) in text
 
 
 @settings(max_examples=40, deadline=None)
@@ -254,6 +279,31 @@ def test_two_empty_runs_say_there_is_nothing_to_compare():
     rc = compare_runs([], [])
     assert rc.verdict == "inconclusive" and "pass: no case to compare" in verdict_line(rc)
     assert "NaN" not in render_text(rc)
+
+
+def test_slices_read_once_give_each_slices_own_values_and_intervals():
+    from ragtriage.core.outcomes import case_values
+    from ragtriage.core.rates import SLICE_METRICS, interval_of, slice_members, slices
+
+    reasons = ["supported-correct", "wrong-answer", "retrieval-miss", "error", "appropriate-abstention"]
+    recs = [
+        _rec(i, reasons[i % 5], topic=f"t{i % 3}", unans=reasons[i % 5] == "appropriate-abstention")
+        for i in range(60)
+    ]
+    tags = {f"c{i}": (["x"] if i % 2 else []) + (["y"] if i % 3 == 0 else []) for i in range(60)}
+    clusters = {f"c{i}": f"doc:{i % 12}" for i in range(60)}
+    for by, tags_of in (("tag", tags), ("topic", None)):
+        got = slices(recs, by, tags_of, clusters)
+        members = slice_members(recs, by, tags_of)
+        assert [s.name for s in got] == list(members)
+        for s in got:
+            for m in SLICE_METRICS:
+                vals = case_values(members[s.name], m)
+                if not vals.values:
+                    assert m not in s.rates
+                    continue
+                assert s.rates[m] == pytest.approx(sum(vals.values) / len(vals.values))
+                assert s.intervals[m] == interval_of(vals, clusters), (by, s.name, m)
 
 
 def _slices_case_by_case(recs, by, tags, clusters):

@@ -398,6 +398,60 @@ def test_many_non_whole_differences_use_the_normal_limit():
     assert res.p == pytest.approx(ref, abs=0.03)
 
 
+def test_stratified_ppi_worked_numbers():
+    from ragtriage.core.stats import Stratum, ppi_stratified
+
+    # judge yes on 100 answers (4 graded: 3 agree, 1 not), judge no on 100 (2 graded: 1 each way)
+    yes = Stratum((1.0, 1.0, 1.0, 0.0), (1.0,) * 4, (1.0,) * 96)
+    no = Stratum((0.0, 1.0), (0.0, 0.0), (0.0,) * 98)
+    est = ppi_stratified([yes, no])
+    assert est is not None
+    # ½·(1 − ¼) + ½·(0 + ½) = 0.625; var = ¼·(0.1875/4) + ¼·(0.25/2) = 0.04296875
+    assert est.estimate == pytest.approx(0.625)
+    half = 1.959964 * math.sqrt(0.04296875)
+    assert est.interval.lo == pytest.approx(0.625 - half, abs=1e-5)
+    assert est.interval.hi == pytest.approx(1.0)
+    assert est.graded == 6 and est.unlabelled == 194 and est.judge_rate == pytest.approx(0.5)
+    # a stratum with one grade cannot measure the judge's error: its whole share is open
+    one = ppi_stratified([yes, Stratum((1.0,), (0.0,), (0.0,) * 99)])
+    assert one is not None and one.estimate == pytest.approx(0.5 * 0.75)
+    assert one.interval.lo == pytest.approx(0.375 - 1.959964 * math.sqrt(0.25 * 0.1875 / 4), abs=1e-5)
+    assert one.interval.hi == pytest.approx(1.0) and "any rate there" in one.interval.method
+    assert ppi_stratified([Stratum((1.0,), (1.0,), (1.0,) * 9)]) is None  # fewer than 2 grades in all
+
+
+def test_stratified_ppi_is_plain_ppi_with_one_stratum_and_covers_under_oversampling():
+    import numpy as np
+
+    from ragtriage.core.stats import Stratum, ppi_rate, ppi_stratified
+
+    y, f, fu = (1.0, 0.0, 1.0, 1.0, 0.0), (1.0, 1.0, 1.0, 0.0, 0.0), (1.0, 0.0) * 20
+    one = ppi_stratified([Stratum(y, f, fu)])
+    plain = ppi_rate(y, f, fu, lam=1.0)
+    assert one is not None and plain is not None
+    assert one.estimate == pytest.approx(plain.estimate)
+    assert one.interval.lo == pytest.approx(plain.interval.lo) and one.interval.hi == pytest.approx(
+        plain.interval.hi
+    )
+    # oversample the stratum where the judge errs: the stratified interval still covers the truth
+    rng = np.random.default_rng(7)
+    covered = 0
+    for _ in range(300):
+        yes_truth = rng.random(900) < 0.95  # judge said yes; right 95 %
+        no_truth = rng.random(100) < 0.5  # judge said no; right half the time
+        ys, ns = rng.choice(900, 20, replace=False), rng.choice(100, 20, replace=False)
+        est = ppi_stratified(
+            [
+                Stratum(tuple(yes_truth[ys].astype(float)), (1.0,) * 20, (1.0,) * 880),
+                Stratum(tuple(no_truth[ns].astype(float)), (0.0,) * 20, (0.0,) * 80),
+            ]
+        )
+        truth = (yes_truth.sum() + no_truth.sum()) / 1000
+        assert est is not None
+        covered += est.interval.lo <= truth <= est.interval.hi
+    assert covered >= 0.9 * 300
+
+
 def _bootstrap_by_the_book(values, clusters, resamples=2000, seed=20260101, level=0.95):
     """The percentile cluster bootstrap written plainly: fresh draws, every weight summed."""
     import numpy as np

@@ -184,7 +184,7 @@ async def test_triage_keys_note_pick_summary(shop_run, size):
         note = app.run_session.note(cid)
         assert note is not None and note.note == "revisar" and note.by == "tester"
         assert not app.session.dirty
-        summary = triage.query_one("#triage-summary")
+        summary = triage.query_one("#triage-summary-pane")
         shown = summary.display
         await pilot.press("i")
         assert summary.display is not shown

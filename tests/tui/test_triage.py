@@ -494,7 +494,7 @@ async def test_every_action_is_in_the_footer_and_the_palette(shop):
         assert "Triage — keys" in help_text and "Accept chunk" in help_text and "Re-run case" in help_text
         await pilot.press("escape")
         await pilot.press("i")
-        assert not app.screen.query_one("#triage-summary").display
+        assert not app.screen.query_one("#triage-summary-pane").display
 
 
 async def test_a_prefetched_run_is_the_one_shown(shop):

@@ -27,7 +27,7 @@ from .intervals import Interval, PairedTable, newcombe_paired, wilson
 from .multiple import benjamini_hochberg, holm
 from .paired_tests import SEED, TestResult, mcnemar, sign_flip
 from .power import detectable_change
-from .ppi import PPIEstimate, ppi_rate
+from .ppi import PPIEstimate, Stratum, ppi_rate, ppi_stratified
 from .resample import bootstrap_mean, codes, paired_bootstrap, robust_se
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "Kappa",
     "PPIEstimate",
     "PairedTable",
+    "Stratum",
     "TestResult",
     "benjamini_hochberg",
     "bootstrap_mean",
@@ -55,6 +56,7 @@ __all__ = [
     "newcombe_paired",
     "paired_bootstrap",
     "ppi_rate",
+    "ppi_stratified",
     "robust_se",
     "sign_flip",
     "wilson",

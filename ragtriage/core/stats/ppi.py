@@ -21,6 +21,7 @@ one disagreement among the n graded, never less.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,3 +95,65 @@ def ppi_rate(
     method = "PPI++" if lam is None else f"PPI (λ = {lam_:g})"
     iv = Interval(max(0.0, est - half), min(1.0, est + half), level, method)
     return PPIEstimate(est, iv, lam_, n, big_n, judge_rate)
+
+
+@dataclass(frozen=True)
+class Stratum:
+    """One stratum of a stratified PPI estimate: the graded answers' grades ``y`` and the
+    judge's verdicts on them ``f``, and the judge's verdicts on the answers not graded."""
+
+    y: tuple[float, ...]
+    f: tuple[float, ...]
+    unlabelled: tuple[float, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.y) + len(self.unlabelled)
+
+
+def ppi_stratified(strata: Sequence[Stratum], *, level: float = 0.95) -> PPIEstimate | None:
+    """Stratified PPI (Fisch et al., NeurIPS 2024): plain PPI (λ = 1) in each stratum,
+    weighted by the stratum's share of the cases. Valid when the graded answers of each
+    stratum are a random sample of it, however many each stratum got — the design that
+    lets a grading queue give more grades where the judge errs more. None with fewer
+    than 2 grades in all.
+
+    With the strata the judge's verdicts (judge said yes / said no) the verdict is one
+    value in each, so the estimate is the stratum means of the grades weighted by the
+    judge's counts: the judge tells how many cases are in each stratum, the grades how
+    often it is right there. A stratum whose graded answers show no disagreement gets
+    the variance of one disagreement among its n, never less (as :func:`ppi_rate`). A
+    stratum with fewer than 2 grades cannot measure the judge's error: the judge's
+    verdict stands for its point, and the interval takes the whole of its share (any
+    rate from 0 to 1 there), so it is valid but wide until the stratum is graded."""
+    strata = [s for s in strata if s.size]
+    big_n = sum(s.size for s in strata)
+    if sum(len(s.y) for s in strata) < 2:
+        return None
+    est = var = unknown = 0.0
+    every_f: list[float] = []
+    n = unl = 0
+    for s in strata:
+        y, f, fu = (np.asarray(v, dtype=float) for v in (s.y, s.f, s.unlabelled))
+        w = s.size / big_n
+        every_f += [*s.f, *s.unlabelled]
+        n, unl = n + len(y), unl + len(fu)
+        if len(y) < 2:
+            est += w * float(np.mean([*s.f, *s.unlabelled]))
+            unknown += w
+            continue
+        rect = y - f
+        mean_f = float(fu.mean()) if len(fu) else float(f.mean())
+        est += w * (mean_f + float(rect.mean()))
+        v_rect = float(np.var(rect))
+        if not np.any(np.abs(rect) > 0):
+            v_rect = max(v_rect, (1.0 / len(y)) * (1.0 - 1.0 / len(y)))
+        v_imp = float(np.var(fu)) / len(fu) if len(fu) else 0.0
+        var += w * w * (v_imp + v_rect / len(y))
+    half = z_of(level) * math.sqrt(var)
+    known = est - sum(s.size / big_n * float(np.mean([*s.f, *s.unlabelled])) for s in strata if len(s.y) < 2)
+    method = "stratified PPI"
+    if unknown:
+        method += f"; {unknown:.0%} of the answers under a verdict with < 2 grades: any rate there"
+    iv = Interval(max(0.0, known - half), min(1.0, known + half + unknown), level, method)
+    return PPIEstimate(est, iv, 1.0, n, unl, float(np.mean(every_f)))

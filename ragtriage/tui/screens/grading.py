@@ -20,7 +20,7 @@ from textual.widgets import Static
 
 from ...core.grounding import citations
 from ..base import AppScreen
-from ..grading import grading_queue, progress
+from ..grading import grading_queue, narrowest_queue, progress
 from ..judge_panel import yes_no
 from ..run_session import MarksChanged, RunEvent, RunOpened
 from ..shown import plain, shown_line, shown_text
@@ -49,6 +49,13 @@ Supported: does every claim of the answer follow from the chunks shown? {y} yes,
 {s} skip (no reference). The next answer follows by itself; {backspace} takes
 the last grade back; {j} skips to the next answer, {k} goes back. Grades are
 kept in <stem>.grades.jsonl beside the test set, with your name.
+
+{N} toggles "narrowest first": the next answer is then one where a grade narrows
+the interval of the judge's corrected rates most — from the group of answers the
+judge said yes or no to where it has been wrong most often for the grades it has
+(and is the largest), a group without grades first; within a group, the run's
+random order. The summary's corrected rates count each group by its own grades,
+so they stay right in either order.
 """
 
     DETAIL = "#grading-case"
@@ -67,6 +74,13 @@ kept in <stem>.grades.jsonl beside the test set, with your name.
         Binding("backspace", "undo", "Undo grade", id="grading.undo"),
         Binding("j,down", "move(1)", "Next answer", id="grading.next"),
         Binding("k,up", "move(-1)", "Previous answer", show=False, id="grading.previous"),
+        Binding(
+            "N",
+            "toggle_narrowest",
+            "Narrowest first",
+            id="grading.narrowest",
+            tooltip="next, the answer whose grade narrows the corrected rates' interval most",
+        ),
         Binding("escape", "back", "Back", id="grading.back"),
         Binding("J", "scroll_detail(3)", "Scroll down", show=False, id="grading.detail_down"),
         Binding("K", "scroll_detail(-3)", "Scroll up", show=False, id="grading.detail_up"),
@@ -106,7 +120,8 @@ kept in <stem>.grades.jsonl beside the test set, with your name.
         state = run.state
         records = state.records if state is not None else []
         current = focus or self.current
-        self.queue = grading_queue(records, run.grades, seed=run.path.name if run.path else "")
+        order = narrowest_queue if run.grades.narrowest_first else grading_queue
+        self.queue = order(records, run.grades, seed=run.path.name if run.path else "")
         self.at = self.queue.index(current) if current in self.queue else 0
         self.supported = None
 
@@ -129,7 +144,8 @@ kept in <stem>.grades.jsonl beside the test set, with your name.
         records = state.records if state is not None else []
         p = progress(records, run.grades, self._needed())
         left = len(self.queue) if self.current is not None else 0
-        status = f"Grading · {left} to grade · {p.text()}"
+        order = " · narrowest first" if run.grades.narrowest_first else ""
+        status = f"Grading{order} · {left} to grade · {p.text()}"
         self.query_one("#grading-status", Static).update(plain(status))
         self.query_one("#grading-last", Static).update(shown_text(self.last))
         cid = self.current
@@ -226,6 +242,9 @@ kept in <stem>.grades.jsonl beside the test set, with your name.
             self.last = self._revealed(rec, grade) if rec is not None else Text()
             self.queue.remove(cid)
             self.at = min(self.at, len(self.queue))
+            if run.grades.narrowest_first:  # the grade moved the gains: the next pick again
+                self._requeue(focus="")
+                self.at = 0
             self.supported = None
             self.detail_home()
             self.show_state()
@@ -263,6 +282,20 @@ kept in <stem>.grades.jsonl beside the test set, with your name.
             self.supported = None
             self.detail_home()
             self.show_state()
+
+    def action_toggle_narrowest(self) -> None:
+        book = self.rt.run_session.grades
+        book.narrowest_first = not book.narrowest_first
+        self._requeue(focus="")
+        self.at = 0
+        self.detail_home()
+        self.notify(
+            "narrowest first: the answer whose grade narrows the corrected rates most"
+            if book.narrowest_first
+            else "the usual order: disagreements first, then the run's random order",
+            timeout=3,
+        )
+        self.show_state()
 
     def action_back(self) -> None:
         self.dismiss()

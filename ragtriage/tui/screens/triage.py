@@ -28,7 +28,7 @@ from ..run_session import MarksChanged, RecordsChanged, RunEnded, RunEvent, RunO
 from ..shown import plain, shown_line, shown_text
 from ..triage_view import describe, retrieved_choices
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
-from ..widgets.triage_summary import TriageSummary, builtin_answer_sweep
+from ..widgets.triage_summary import Context, TriageSummary, builtin_answer_sweep
 from ..widgets.triage_table import TriageTable
 
 if TYPE_CHECKING:
@@ -56,6 +56,12 @@ call — and moves it to its new group. Every relabel is one undo step
 about, and shown on every later run and on Cases. {v} marks the case reviewed
 (kept with the run). {g} opens the grading queue: the answers the judge's
 calibration needs, graded blind (the judge's verdict shows only after your grade).
+
+{i} shows or hides the summary: every rate with its 95 % interval (the numbers
+`ragtriage run` prints), the judge against your grades — κ with its interval, whether
+a CI bar may use the judge, the judge's rates corrected by your grades — the rates
+per k, and every rate per tag and per topic. {I} shows the summary in full (again:
+back); there {J} and {K} scroll it.
 """
 
     DETAIL = "#triage-case"
@@ -65,7 +71,11 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
     TriageScreen #triage-main { height: 1fr; }
     TriageScreen #triage-table { width: 2fr; height: 1fr; }
     TriageScreen #triage-case { width: 3fr; height: 1fr; border-left: solid $panel; padding: 0 1; }
-    TriageScreen #triage-summary { height: auto; max-height: 14; padding: 0 1; border-top: solid $panel; }
+    TriageScreen #triage-summary-pane {
+        height: auto; max-height: 45%; border-top: solid $panel; scrollbar-size-vertical: 1;
+    }
+    TriageScreen #triage-summary-pane.-full { height: 1fr; max-height: 100%; }
+    TriageScreen #triage-summary { height: auto; padding: 0 1; }
     TriageScreen #triage-progress-row { height: 1; padding: 0 1; }
     TriageScreen #triage-progress { width: auto; }
     TriageScreen #triage-run-status { width: 1fr; }
@@ -92,6 +102,14 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
         Binding(
             "i", "toggle_summary", "Summary", id="triage.summary", tooltip="show or hide the run's numbers"
         ),
+        Binding(
+            "I",
+            "full_summary",
+            "Summary in full",
+            show=False,
+            id="triage.summary_full",
+            tooltip="the summary on the whole screen (J / K scroll it); again: back",
+        ),
         Binding("g", "grade", "Grade", id="triage.grade", tooltip="the grading queue: grade answers blind"),
         Binding("escape", "back", "Back", id="triage.back"),
         *detail_bindings("triage"),
@@ -103,7 +121,8 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
             yield TriageTable(id="triage-table", marks=self._marks)
             with VerticalScroll(id="triage-case"):
                 yield Static("", id="triage-detail")
-        yield TriageSummary(id="triage-summary")
+        with VerticalScroll(id="triage-summary-pane"):
+            yield TriageSummary(id="triage-summary")
         with Horizontal(id="triage-progress-row"):
             yield ProgressBar(id="triage-progress", show_eta=True)
             yield Static("", id="triage-run-status")
@@ -148,7 +167,7 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
             self._update_status()
             if self.table.current_id in event.case_ids:
                 self._show_detail()
-                self.refresh_summary()
+            self.refresh_summary()  # a grade moves the judge's κ and corrected rates
         elif isinstance(event, RunProgressed):
             self.query_one("#triage-progress", ProgressBar).update(total=event.total, progress=event.done)
             self._update_status()
@@ -311,11 +330,51 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
             return
         app, run = self.rt, self.rt.run_session
         answers = builtin_answer_sweep(app.doc if app.loaded else None, app.corpus, run.system, len(state))
-        self.query_one(TriageSummary).request(state, run.stored_summary, answers, run.grades)
+        self.query_one(TriageSummary).request(
+            state, run.stored_summary, answers, run.grades, self._summary_context()
+        )
+
+    def _summary_context(self) -> Context:
+        from ...core.judge import thresholds
+
+        app = self.rt
+        if not app.loaded:
+            return Context(corpus=app.corpus)
+        doc = app.doc
+        min_kappa, min_grades = thresholds(doc.settings.gates, doc.settings)
+        path = app.corpus_path
+        return Context(
+            list(doc.cases), app.corpus, None if path is None else str(path), min_kappa, min_grades
+        )
+
+    @property
+    def summary_pane(self) -> VerticalScroll:
+        return self.query_one("#triage-summary-pane", VerticalScroll)
 
     def action_toggle_summary(self) -> None:
-        w = self.query_one(TriageSummary)
-        w.display = not w.display
+        pane = self.summary_pane
+        if pane.has_class("-full"):
+            self.action_full_summary()
+        pane.display = not pane.display
+
+    def action_full_summary(self) -> None:
+        """The summary on the whole screen, or back to its pane under the cases."""
+        pane = self.summary_pane
+        full = not pane.has_class("-full")
+        pane.set_class(full, "-full")
+        pane.display = True
+        self.query_one("#triage-main").display = not full
+        if not full:
+            pane.scroll_home(animate=False)
+            self.table.focus()
+        self.refresh_bindings()
+
+    def action_scroll_detail(self, lines: int) -> None:
+        if self.summary_pane.has_class("-full"):
+            pane = self.summary_pane  # from the target: keys faster than frames each count
+            pane.scroll_to(y=max(0.0, pane.scroll_target_y + lines), animate=False)
+        else:
+            super().action_scroll_detail(lines)
 
     # -- actions: helpers ------------------------------------------------------------------
     def _selected(self) -> tuple[str, CaseRecord] | None:
@@ -497,15 +556,35 @@ calibration needs, graded blind (the judge's verdict shows only after your grade
             return
         self.query_one("#triage-run-status", Static).update(" cancelling: waiting for the cases in flight…")
 
+    #: what acts on the selected case: off while the summary covers the cases
+    CASE_ACTIONS = frozenset(
+        {
+            "accept",
+            "replace",
+            "unanswerable",
+            "must_contain",
+            "edit",
+            "pick",
+            "note",
+            "reviewed",
+            "rerun_case",
+        }
+    )
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        full = self.is_mounted and self.summary_pane.has_class("-full")
         if action == "cancel_run":
             return self.rt.run_session.running
         if action == "back":
-            return len(self.rt.screen_stack) > 2
+            return full or len(self.rt.screen_stack) > 2
+        if full and action in self.CASE_ACTIONS:
+            return False  # no key acts on a case the screen does not show
         return True
 
     def action_back(self) -> None:
-        if len(self.rt.screen_stack) > 2:
+        if self.summary_pane.has_class("-full"):  # escape: from the whole summary back to the cases
+            self.action_full_summary()
+        elif len(self.rt.screen_stack) > 2:
             self.dismiss()
 
     def action_grade(self) -> None:

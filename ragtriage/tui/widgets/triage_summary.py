@@ -1,7 +1,11 @@
-"""The Triage screen's summary: the run's metrics and hit / supported / correct against k.
+"""The Triage screen's summary: every rate of the run with its 95 % interval (as
+``ragtriage run`` prints them), the judge against the grades, hit / supported /
+correct against k, and the slices by tag and by topic.
 
-:func:`compute` (no Textual) derives both from the records; :class:`TriageSummary`
-runs it in a worker, one at a time — the last request wins — and shows the result.
+:func:`compute` (no Textual) derives the numbers from the records, and
+:func:`~ragtriage.core.summary_panel.summary_panel` the intervals and slices;
+:class:`TriageSummary` runs both in a worker, one at a time — the last request wins —
+and shows the result as text (a tag or topic is never read as markup).
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ if TYPE_CHECKING:
     from ...core.corpus import Corpus
     from ...core.document import TestSetDocument
     from ...core.judge.grades import Grade
+    from ...core.schema import Case
+    from ...core.summary_panel import SummaryPanel
     from ..grading import GradeBook
 
 SWEEP_MAX_K = 10
@@ -43,23 +49,42 @@ def bar(v: float | None, width: int = 10) -> str:
     return s.ljust(width, "░")
 
 
-def summary_text(summary: dict, k: int, sweep: list[dict] | None) -> Text:
-    """The set's metrics and, with a sweep, hit / supported / correct against k."""
+def summary_text(
+    summary: dict,
+    k: int,
+    sweep: list[dict] | None,
+    panel: SummaryPanel | None = None,
+    judge: Text | None = None,
+) -> Text:
+    """The set's metrics (with ``panel``: every rate with its interval, and the slices),
+    the judge's lines and, with a sweep, hit / supported / correct against k."""
     t = Text()
     n = summary.get("n", 0)
     t.append("summary  ", style="bold")
-    t.append(
-        f"{n} cases · hit@{k} {fmt(summary.get('hit'))} · recall {fmt(summary.get('recall'))} · "
-        f"mrr {fmt(summary.get('mrr'))} · precision {fmt(summary.get('precision'))}\n"
-    )
-    t.append(
-        f"         supported {fmt(summary.get('supported'))} · faithfulness {fmt(summary.get('faithfulness'))}"
-        f" · correct {fmt(summary.get('accuracy'))} · coverage {fmt(summary.get('coverage'))}"
-        f" · unknown abstention {fmt(summary.get('unknown_abstention'))}"
-    )
-    if summary.get("tokens") is not None:
-        t.append(f" · {summary['tokens']} prompt tokens")
-    t.append("\n")
+    if panel is not None:
+        t.append(f"{n} cases · k={k}" + (f" · {summary['errors']} errors" if summary.get("errors") else ""))
+        if summary.get("tokens") is not None:
+            t.append(f" · {summary['tokens']} prompt tokens")
+        t.append("\n")
+        t.append("\n".join(panel.rate_lines()) + "\n")
+        if judge:
+            t.append_text(judge)
+        t.append(f"95 % intervals; {panel.clusters}\n", style="dim")
+    else:
+        t.append(
+            f"{n} cases · hit@{k} {fmt(summary.get('hit'))} · recall {fmt(summary.get('recall'))} · "
+            f"mrr {fmt(summary.get('mrr'))} · precision {fmt(summary.get('precision'))}\n"
+        )
+        t.append(
+            f"         supported {fmt(summary.get('supported'))} · faithfulness {fmt(summary.get('faithfulness'))}"
+            f" · correct {fmt(summary.get('accuracy'))} · coverage {fmt(summary.get('coverage'))}"
+            f" · unknown abstention {fmt(summary.get('unknown_abstention'))}"
+        )
+        if summary.get("tokens") is not None:
+            t.append(f" · {summary['tokens']} prompt tokens")
+        t.append("\n")
+    if judge and panel is None:
+        t.append_text(judge)
     if sweep:
         t.append(f"{'':5}{'hit':<17}{'supported':<17}{'correct':<17}\n", style="dim")
         for row in sweep:
@@ -69,7 +94,35 @@ def summary_text(summary: dict, k: int, sweep: list[dict] | None) -> Text:
                 v = row.get(key)
                 t.append(f"{bar(v)} {fmt(v, 2):<5} ")
             t.append(mark + "\n", style="bold")
+    if panel is not None:
+        rows = panel.slice_lines()
+        if rows:
+            t.append("\n".join(rows) + "\n")
     return t
+
+
+def panel_of(
+    state: TriageState,
+    summary: dict,
+    cases: list[Case] | None,
+    corpus: Corpus | None,
+    corpus_path: str | None,
+) -> SummaryPanel:
+    """Intervals and slices of the state's records, clustered as ``ragtriage run`` does
+    (by the gold's document; the documents read from the corpus in memory)."""
+    from ...core.summary_panel import summary_panel
+
+    records = list(state.records)
+    docs = None
+    if corpus is not None:
+        docs = {}
+        for r in records:
+            exp = list(r.get("expected") or ())
+            ch = corpus.get(exp[0]) if exp else None
+            if ch is not None and isinstance(ch.doc, str) and ch.doc:
+                docs[exp[0]] = ch.doc
+    tags_of = None if cases is None else {c.id: list(c.tags) for c in cases}
+    return summary_panel(records, state.k, summary, corpus_path=corpus_path, tags_of=tags_of, docs=docs)
 
 
 def builtin_answer_sweep(
@@ -115,8 +168,19 @@ def compute(
     return summary, sweep
 
 
+@dataclass(frozen=True)
+class Context:
+    """What the summary needs from the app beyond the records (taken on the UI thread)."""
+
+    cases: list[Case] | None = None  # the test set's cases, for their tags
+    corpus: Corpus | None = None
+    corpus_path: str | None = None
+    min_kappa: float = 0.6
+    min_grades: int = 30
+
+
 class TriageSummary(Static):
-    """The summary pane; ``s`` on Triage hides it."""
+    """The summary pane; ``i`` on Triage shows or hides it, ``I`` shows it in full."""
 
     @dataclass
     class Ready(Message):
@@ -124,6 +188,7 @@ class TriageSummary(Static):
         summary: dict | None
         sweep: list[dict] | None
         calibration: Text
+        panel: SummaryPanel | None = None
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
@@ -131,17 +196,24 @@ class TriageSummary(Static):
         self._again: tuple | None = None
         self.state: TriageState | None = None  # the state last asked for
         self.sweep: list[dict] | None = None
+        self.panel: SummaryPanel | None = None
 
     def request(
-        self, state: TriageState, stored: dict | None, answer_sweep: AnswerSweep | None, grades: GradeBook
+        self,
+        state: TriageState,
+        stored: dict | None,
+        answer_sweep: AnswerSweep | None,
+        grades: GradeBook,
+        context: Context | None = None,
     ) -> None:
         """Recompute for ``state`` in a worker; while one runs, the last request waits its turn."""
         self.state = state
+        ctx = context or Context()
         if self._busy:
-            self._again = (state, stored, answer_sweep, grades)
+            self._again = (state, stored, answer_sweep, grades, ctx)
             return
         self._busy = True
-        self._compute(state, stored, answer_sweep, dict(grades.table))
+        self._compute(state, stored, answer_sweep, dict(grades.table), ctx)
 
     @work(thread=True, group="triage-summary", exit_on_error=False)
     def _compute(
@@ -150,15 +222,17 @@ class TriageSummary(Static):
         stored: dict | None,
         answer_sweep: AnswerSweep | None,
         grades: dict[tuple[str, str], Grade],
+        ctx: Context,
     ) -> None:
         from ..judge_panel import calibration_line
 
-        summary, sweep, calibration = None, None, Text()
+        summary, sweep, calibration, panel = None, None, Text(), None
         try:
             summary, sweep = compute(state, stored, answer_sweep)
-            calibration = calibration_line(list(state.records), grades)
+            panel = panel_of(state, summary, ctx.cases, ctx.corpus, ctx.corpus_path)
+            calibration = calibration_line(list(state.records), grades, ctx.min_kappa, ctx.min_grades)
         finally:
-            self.post_message(self.Ready(state, summary, sweep, calibration))
+            self.post_message(self.Ready(state, summary, sweep, calibration, panel))
 
     @on(Ready)
     def _ready(self, event: Ready) -> None:
@@ -169,5 +243,5 @@ class TriageSummary(Static):
             self.request(*again)
         if event.state is not self.state or event.summary is None:
             return
-        self.sweep = event.sweep
-        self.update(summary_text(event.summary, event.state.k, event.sweep) + event.calibration)
+        self.sweep, self.panel = event.sweep, event.panel
+        self.update(summary_text(event.summary, event.state.k, event.sweep, event.panel, event.calibration))

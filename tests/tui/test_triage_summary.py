@@ -1,0 +1,145 @@
+"""The triage summary (i) with real keys: every rate with the 95 % interval ``ragtriage run``
+prints, the slices per tag and per topic, the judge's κ with its interval, the rule of a
+CI bar and the corrected rates, the whole summary on the screen (I) and scrolled with
+J / K at 80x24, tags shown as text; and N in the grading queue."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragtriage.commands.run_stats import intervals_of
+from ragtriage.core.document import TestSetDocument
+from ragtriage.core.evaluate import evaluate
+from ragtriage.core.rates import slices
+from ragtriage.core.summary_panel import cell
+from ragtriage.tui import make_app
+from ragtriage.tui.grading import grading_queue, narrowest_queue
+from ragtriage.tui.judge_panel import corrected
+from ragtriage.tui.screens.grading import GradingScreen
+from tests.tui.conftest import settle, text_of
+from tests.tui.test_judge_triage import judged_run  # noqa: F401 - a fixture
+
+ROOT = Path(__file__).resolve().parents[2]
+LABELS = {
+    "hit": "hit@3",
+    "recall": "recall@3",
+    "mrr": "mrr@3",
+    "precision": "precision@3",
+    "accuracy": "correct",
+}
+
+
+@pytest.fixture
+def shop(tmp_path):
+    for name in ("shop-es.yaml", "shop-es.chunks.jsonl"):
+        shutil.copy(ROOT / "testsets" / name, tmp_path / name)
+    ts = tmp_path / "shop-es.yaml"
+    text = ts.read_text("utf-8").replace("tags: [pagos]", "tags: ['[bold red]pagos[/]']")
+    ts.write_text(text, "utf-8")
+    run = evaluate(ts, "builtin", out=tmp_path / "run.jsonl")
+    return ts, tmp_path / "run.jsonl", run
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_the_summary_has_the_intervals_of_run_and_the_slices_and_fits(shop, size):
+    ts, run_path, run = shop
+    doc = TestSetDocument.load(ts)
+    intervals, labels, how = intervals_of(doc, run.cases, "doc")  # what `ragtriage run` prints
+    app = make_app(ts, run_path, mode="triage", recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        shown = text_of(screen.query_one("#triage-summary"))
+        for m, iv in intervals.items():
+            assert cell(LABELS.get(m, m.replace("_", " ")), run.summary[m], iv) in shown, m
+        assert f"95 % intervals; {how}" in shown
+        tags_of = {c.id: list(c.tags) for c in doc.cases}
+        for by, got in (
+            ("tag", slices(run.cases, "tag", tags_of, labels)),
+            ("topic", slices(run.cases, "topic", None, labels)),
+        ):
+            assert f"by {by} (95 % intervals" in shown
+            for s in got:
+                assert f"  {s.name}  n {s.n}" in shown, s.name
+                for m in ("pass", "supported"):
+                    assert cell(m, s.rates[m], s.intervals[m]) in shown
+        assert "[bold red]pagos[/]  n 1" in shown  # a tag is shown as text, never as markup
+        prose = f"95 % intervals; {how}"  # a sentence, wrapped by the pane; every figure's line fits 80
+        assert max(len(line) for line in shown.splitlines() if line != prose) <= 78
+
+        pane = screen.query_one("#triage-summary-pane")
+        assert pane.size.height <= size[1] // 2  # a pane under the cases, not the whole screen
+        assert pane.virtual_size.height > pane.size.height  # more than it shows: it scrolls
+        await pilot.press("I")
+        await settle(app, pilot)
+        assert pane.has_class("-full") and not screen.query_one("#triage-main").display
+        assert pane.size.height > size[1] // 2
+        await pilot.press("J", "J")
+        await settle(app, pilot)
+        assert pane.scroll_y == 6  # J scrolls the summary now, 3 lines a key
+        await pilot.press("u", "a")  # nothing acts on a case the screen does not show
+        await settle(app, pilot)
+        assert not app.session.dirty and type(app.screen).__name__ == "TriageScreen"
+        await pilot.press("escape")  # back to the cases
+        await settle(app, pilot)
+        assert not pane.has_class("-full") and screen.query_one("#triage-main").display
+        await pilot.press("I")
+        await settle(app, pilot)
+        await pilot.press("I")
+        await settle(app, pilot)
+        assert not pane.has_class("-full") and screen.query_one("#triage-main").display
+        assert pane.scroll_y == 0
+        await pilot.press("i")
+        assert not pane.display
+        await pilot.press("I")  # from hidden: in full
+        assert pane.display and pane.has_class("-full")
+        await pilot.press("i")  # hides it, and the cases come back
+        assert not pane.display and screen.query_one("#triage-main").display
+
+
+async def test_the_judge_in_the_summary_and_narrowest_first_in_the_queue(judged_run):  # noqa: F811
+    ts, run_path, run = judged_run
+    app = make_app(ts, run_path, mode="triage", recovery=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        shown = text_of(screen.query_one("#triage-summary"))
+        assert "no grades yet: g grades answers blind" in shown
+        session = app.run_session
+        await pilot.press("g")
+        await settle(app, pilot)
+        grading = app.screen
+        assert isinstance(grading, GradingScreen)
+        seed = run_path.name
+        assert grading.queue == grading_queue(session.state.records, session.grades, seed)
+        await pilot.press("N")
+        await settle(app, pilot)
+        assert "narrowest first" in text_of(grading.query_one("#grading-status"))
+        expected = narrowest_queue(session.state.records, session.grades, seed)
+        assert grading.queue == expected and grading.current == expected[0]
+        assert expected != grading_queue(session.state.records, session.grades, seed)
+        for _ in range(3):
+            before = grading.current
+            await pilot.press("y", "y")
+            await settle(app, pilot)
+            assert session.grade_of(before) is not None
+            again = narrowest_queue(session.state.records, session.grades, seed)
+            assert grading.current == again[0]  # ordered again after the grade
+        await pilot.press("N")
+        await settle(app, pilot)
+        assert "narrowest first" not in text_of(grading.query_one("#grading-status"))
+        assert grading.queue == grading_queue(session.state.records, session.grades, seed)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        shown = text_of(screen.query_one("#triage-summary"))
+        assert "a CI bar needs κ's lower bound ≥ 0.6 on ≥ 30 graded" in shown
+        assert "supported n 3 · agreement" in shown and "bar refused" in shown
+        est = corrected(list(session.state.records), session.grades.table)["supported"]
+        iv = est.interval
+        assert est.graded == 3 and iv.hi - iv.lo > 0.2  # one answer the judge said no to, not graded: wide
+        line = f"    judge {est.judge_rate:.3f} → corrected {est.estimate:.3f} [{iv.lo:.2f}, {iv.hi:.2f}]"
+        assert line + " · stratified PPI, 3 graded" in shown
+        assert "20% of the answers under a verdict with < 2 grades: any rate there" in shown
