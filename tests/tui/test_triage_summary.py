@@ -143,3 +143,27 @@ async def test_the_judge_in_the_summary_and_narrowest_first_in_the_queue(judged_
         line = f"    judge {est.judge_rate:.3f} → corrected {est.estimate:.3f} [{iv.lo:.2f}, {iv.hi:.2f}]"
         assert line + " · stratified PPI, 3 graded" in shown
         assert "20% of the answers under a verdict with < 2 grades: any rate there" in shown
+
+
+async def test_a_hidden_summary_is_not_recomputed_until_it_is_shown(shop):
+    """At 100k cases a summary pass takes seconds and competes with every key: while `i`
+    hides it, a change only marks it due; showing it again computes it once."""
+    from ragtriage.tui.widgets.triage_summary import TriageSummary
+
+    ts, run_path, _ = shop
+    app = make_app(ts, run_path, mode="triage", recovery=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        asked = []
+        summary = screen.query_one(TriageSummary)
+        real = summary.request
+        summary.request = lambda *a, **k: (asked.append(1), real(*a, **k))[1]
+        await pilot.press("i")  # hide
+        await settle(app, pilot)
+        assert not screen.summary_pane.display
+        screen.refresh_summary()  # what a relabel or a grade asks for
+        assert asked == [] and screen._summary_due
+        await pilot.press("i")  # show again: computed now, once
+        await settle(app, pilot)
+        assert screen.summary_pane.display and asked == [1] and not screen._summary_due

@@ -323,11 +323,17 @@ back); there {J} and {K} scroll it.
             self.detail_home()
 
     # -- summary -------------------------------------------------------------------------
+    _summary_due = False  # a change came while the summary was hidden
+
     def refresh_summary(self) -> None:
         """Recompute the summary and the sweep in a worker; one at a time, the last request wins."""
         state = self.state
         if state is None:
             return
+        if not self.summary_pane.display:  # hidden (`i`): computed when it is shown again
+            self._summary_due = True
+            return
+        self._summary_due = False
         app, run = self.rt, self.rt.run_session
         answers = builtin_answer_sweep(app.doc if app.loaded else None, app.corpus, run.system, len(state))
         self.query_one(TriageSummary).request(
@@ -356,6 +362,8 @@ back); there {J} and {K} scroll it.
         if pane.has_class("-full"):
             self.action_full_summary()
         pane.display = not pane.display
+        if pane.display and self._summary_due:
+            self.refresh_summary()
 
     def action_full_summary(self) -> None:
         """The summary on the whole screen, or back to its pane under the cases."""
@@ -363,6 +371,8 @@ back); there {J} and {K} scroll it.
         full = not pane.has_class("-full")
         pane.set_class(full, "-full")
         pane.display = True
+        if self._summary_due:
+            self.refresh_summary()
         self.query_one("#triage-main").display = not full
         if not full:
             pane.scroll_home(animate=False)
