@@ -126,10 +126,12 @@ async def test_the_detail_pane_scrolls_by_keys_at_80_by_24(shop):
         await pilot.press("tab")
         assert app.focused is detail
         await pilot.press("pagedown")
-        await pilot.pause()  # (not settle: it re-shows the detail, from the top)
+        # the scroll is animated: wait for it to end (not settle: it re-shows the detail, from the
+        # top); one pause was not always enough on a loaded machine
+        await pilot.wait_for_scheduled_animations()
         assert detail.scroll_y > 0
         await pilot.press("home")
-        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
         assert detail.scroll_y == 0
         await pilot.press("shift+tab")  # back to the table, keys move cases again
         assert app.focused is cases.table
