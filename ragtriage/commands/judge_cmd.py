@@ -49,15 +49,17 @@ HEADERS = ["", "n", "agreement", "κ [95 %]", "yes/yes", "yes/no", "no/yes", "no
 
 
 def corrected_text(corrected: dict[str, Any]) -> list[str]:
-    """The judge's rates corrected by the grades (prediction-powered inference)."""
+    """The judge's rates corrected by the grades (stratified prediction-powered inference);
+    ``unknown`` while a verdict of the judge has too few grades, with the worst-case interval."""
     out = []
     for q, est in corrected.items():
         if est is None:
             out.append(f"judge_{q} corrected by the grades: — (needs 2 or more graded answers)")
             continue
         iv = est.interval
+        point = "unknown, within" if est.estimate is None else num(est.estimate)
         out.append(
-            f"judge_{q} corrected by the grades: {num(est.estimate)} [{iv.lo:.3f}, {iv.hi:.3f}] "
+            f"judge_{q} corrected by the grades: {point} [{iv.lo:.3f}, {iv.hi:.3f}] "
             f"(the judge alone says {num(est.judge_rate)}; {est.graded} graded, {est.unlabelled} judged only; {iv.method})"
         )
     return out

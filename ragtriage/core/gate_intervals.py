@@ -2,9 +2,11 @@
 bar's value, so a bar can be held to the lower bound (``--on lower``), and the slices
 by tag and by topic (the markdown and JSON reports show them).
 
-A judge metric's interval is the prediction-powered one (the judge's rate corrected
-by its measured error on the graded answers, judge.md); without two graded answers
-it has none, and a bar held to its lower bound fails.
+A judge metric's interval is the prediction-powered one of ``ragtriage judge`` (the
+judge's rate corrected by its measured error on the graded answers, stratified by the
+judge's verdict, judge.md); without two graded answers it has none, and a bar held to
+its lower bound fails. While a verdict has fewer than two grades the interval is the
+worst case there (any rate), so the lower bound stays valid, only low.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from ..core.judge import calibrate, disagreements, judged
+from ..core.judge import calibrate, corrected_rates, disagreements, judged
 
 if TYPE_CHECKING:
     from ..core.judge.grades import Grade
@@ -66,35 +66,6 @@ def judge_detail(record: CaseRecord, grade: Grade | None) -> Text:
     return t
 
 
-def corrected(records: list[CaseRecord], grades: Mapping[tuple[str, str], Grade]) -> dict[str, Any]:
-    """Per question, the judge's rate corrected by the grades: the stratified estimate (strata:
-    the judge said yes / no), right for either order of the grading queue since each stratum
-    is graded in the run's random order — where ``ragtriage judge``'s PPI++ assumes the
-    graded answers are a random sample of all; None with fewer than 2 graded answers."""
-    from ..core.judge.grades import grade_for
-    from ..core.stats import Stratum, ppi_stratified
-
-    graded = {case for case, _ in grades}
-    out: dict[str, Any] = {}
-    for q in ("supported", "correct"):
-        parts: dict[bool, tuple[list[float], list[float], list[float]]] = {}
-        for rec in records:
-            j = rec.get("judge")
-            if not isinstance(j, dict) or "error" in j or not isinstance(j.get(q), bool):
-                continue
-            f = j[q]
-            y, fg, fu = parts.setdefault(f, ([], [], []))
-            g = grade_for(rec, grades) if rec.get("id") in graded else None
-            human = None if g is None else (g.supported if q == "supported" else g.correct)
-            if isinstance(human, bool):
-                y.append(float(human))
-                fg.append(float(f))
-            else:
-                fu.append(float(f))
-        out[q] = ppi_stratified([Stratum(tuple(y), tuple(fg), tuple(fu)) for y, fg, fu in parts.values()])
-    return out
-
-
 def _iv(iv: Mapping[str, Any] | None) -> str:
     return "" if not iv else f" [{iv['lo']:.2f}, {iv['hi']:.2f}]"
 
@@ -118,7 +89,7 @@ def calibration_line(
         t.append("no grades yet: g grades answers blind, for κ and the judge's corrected rates\n")
         return t
     rep = calibrate(records, grades)
-    fixed = corrected(records, grades)
+    fixed = corrected_rates(records, grades)  # the estimator of `ragtriage judge` (judge.md)
     t.append("judge vs grades  ", style="bold")
     t.append(f"a CI bar needs κ's lower bound ≥ {min_kappa:g} on ≥ {min_grades} graded\n")
     for q in ("supported", "correct"):
@@ -133,8 +104,9 @@ def calibration_line(
         else:
             iv = est.interval
             method, _, caveat = iv.method.partition("; ")
+            point = "unknown, within" if est.estimate is None else f"{est.estimate:.3f}"
             t.append(
-                f"    judge {est.judge_rate:.3f} → corrected {est.estimate:.3f} [{iv.lo:.2f}, {iv.hi:.2f}]"
+                f"    judge {est.judge_rate:.3f} → corrected {point} [{iv.lo:.2f}, {iv.hi:.2f}]"
                 f" · {method}, {est.graded} graded\n"
             )
             if caveat:

@@ -215,3 +215,34 @@ def test_report_shows_the_judge_kappa_interval_and_corrected_rates(tmp_path, mod
     text = html.read_text(encoding="utf-8")
     assert "The judge against the grades" in text and "1.00 [" in text
     assert "Judge-scored rates, corrected by the grades (prediction-powered)" in text
+
+
+def test_a_verdict_with_one_grade_is_unknown_in_the_text_the_json_and_the_report(tmp_path, model, capsys):
+    """One grade per verdict of the judge: its error under the verdict it gave more than once
+    is not measured, so the corrected rate is unknown (JSON null), with the worst-case interval."""
+    ts = shop(tmp_path)
+    out = tmp_path / "run.jsonl"
+    cli.main(["run", ts, "--judge", model.spec(), "--out", str(out), "--quiet"])
+    recs = [orjson.loads(x) for x in open(out, "rb")]
+    judged = [r for r in recs if r.get("type") == "case" and r.get("judge") and "error" not in r["judge"]]
+    first = {}
+    for r in judged:
+        first.setdefault(r["judge"]["supported"], r)
+    assert len(first) == 2 and len(judged) > 2  # both verdicts, one of them given more than once
+    for r in first.values():
+        append_grade(ts.replace(".yaml", ".grades.jsonl"), make_grade(r, True, None, by="ana"))
+    capsys.readouterr()
+    jp = tmp_path / "cal.json"
+    assert cli.main(["judge", ts, "--run", str(out), "--json", str(jp)]) == 0
+    text = capsys.readouterr().out
+    cor = json.loads(jp.read_text())["corrected"]["supported"]
+    assert cor["estimate"] is None and cor["graded"] == 2
+    assert 0.0 <= cor["interval"]["lo"] < cor["interval"]["hi"] <= 1.0
+    assert "any rate there" in cor["interval"]["method"]
+    lo, hi = cor["interval"]["lo"], cor["interval"]["hi"]
+    assert f"judge_supported corrected by the grades: unknown, within [{lo:.3f}, {hi:.3f}]" in text
+    html = tmp_path / "r.html"
+    assert cli.main(["report", str(out), "-o", str(html)]) == 0
+    page = html.read_text(encoding="utf-8")
+    assert "<td>judge_supported</td>" in page and "<td class=num>unknown</td>" in page
+    assert "any rate there" in page

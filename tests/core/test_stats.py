@@ -406,16 +406,20 @@ def test_stratified_ppi_worked_numbers():
     no = Stratum((0.0, 1.0), (0.0, 0.0), (0.0,) * 98)
     est = ppi_stratified([yes, no])
     assert est is not None
-    # ½·(1 − ¼) + ½·(0 + ½) = 0.625; var = ¼·(0.1875/4) + ¼·(0.25/2) = 0.04296875
+    # ½·(1 − ¼) + ½·(0 + ½) = 0.625; var = ¼·(0.1875/4) + ¼·(0.25/2) = 0.04296875 within the
+    # strata, + (½·(0.75 − 0.625)² + ½·(0.5 − 0.625)²)/200 = 0.000078125 for the shares
     assert est.estimate == pytest.approx(0.625)
-    half = 1.959964 * math.sqrt(0.04296875)
+    half = 1.959964 * math.sqrt(0.04296875 + 0.000078125)
     assert est.interval.lo == pytest.approx(0.625 - half, abs=1e-5)
     assert est.interval.hi == pytest.approx(1.0)
     assert est.graded == 6 and est.unlabelled == 194 and est.judge_rate == pytest.approx(0.5)
-    # a stratum with one grade cannot measure the judge's error: its whole share is open
+    # a stratum with one grade cannot measure the judge's error: the rate is unknown (not the
+    # judge's word), and the interval takes its whole share open, the shares' term at its worst
     one = ppi_stratified([yes, Stratum((1.0,), (0.0,), (0.0,) * 99)])
-    assert one is not None and one.estimate == pytest.approx(0.5 * 0.75)
-    assert one.interval.lo == pytest.approx(0.375 - 1.959964 * math.sqrt(0.25 * 0.1875 / 4), abs=1e-5)
+    assert one is not None and one.estimate is None
+    assert one.interval.lo == pytest.approx(
+        0.375 - 1.959964 * math.sqrt(0.25 * 0.1875 / 4 + 0.5 / 200), abs=1e-5
+    )
     assert one.interval.hi == pytest.approx(1.0) and "any rate there" in one.interval.method
     assert ppi_stratified([Stratum((1.0,), (1.0,), (1.0,) * 9)]) is None  # fewer than 2 grades in all
 

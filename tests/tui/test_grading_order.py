@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from ragtriage.core.judge import corrected_rates
 from ragtriage.tui.grading import (
     GradeBook,
     Tally,
@@ -16,7 +17,6 @@ from ragtriage.tui.grading import (
     stratum_gains,
     tallies,
 )
-from ragtriage.tui.judge_panel import corrected
 
 
 def _record(i: int, supported: bool, correct: bool | None = None) -> dict:
@@ -109,7 +109,7 @@ def _grade_in_order(tmp_path, name: str, order: str, grades: int):
         else:
             nxt = narrowest_queue(records, book, "run.jsonl")[0]  # the screen orders again after each grade
         _grade(book, records, [nxt], truth)
-    est = corrected(records, book.table)["supported"]
+    est = corrected_rates(records, book.table)["supported"]
     return est, sum(truth.values()) / len(truth)
 
 

@@ -13,11 +13,11 @@ import pytest
 from ragtriage.commands.run_stats import intervals_of
 from ragtriage.core.document import TestSetDocument
 from ragtriage.core.evaluate import evaluate
+from ragtriage.core.judge import corrected_rates
 from ragtriage.core.rates import slices
 from ragtriage.core.summary_panel import cell
 from ragtriage.tui import make_app
 from ragtriage.tui.grading import grading_queue, narrowest_queue
-from ragtriage.tui.judge_panel import corrected
 from ragtriage.tui.screens.grading import GradingScreen
 from tests.tui.conftest import settle, text_of
 from tests.tui.test_judge_triage import judged_run  # noqa: F401 - a fixture
@@ -137,10 +137,11 @@ async def test_the_judge_in_the_summary_and_narrowest_first_in_the_queue(judged_
         shown = text_of(screen.query_one("#triage-summary"))
         assert "a CI bar needs κ's lower bound ≥ 0.6 on ≥ 30 graded" in shown
         assert "supported n 3 · agreement" in shown and "bar refused" in shown
-        est = corrected(list(session.state.records), session.grades.table)["supported"]
+        est = corrected_rates(list(session.state.records), session.grades.table)["supported"]
         iv = est.interval
         assert est.graded == 3 and iv.hi - iv.lo > 0.2  # one answer the judge said no to, not graded: wide
-        line = f"    judge {est.judge_rate:.3f} → corrected {est.estimate:.3f} [{iv.lo:.2f}, {iv.hi:.2f}]"
+        assert est.estimate is None  # its error there is not measured: unknown, never the judge's word
+        line = f"    judge {est.judge_rate:.3f} → corrected unknown, within [{iv.lo:.2f}, {iv.hi:.2f}]"
         assert line + " · stratified PPI, 3 graded" in shown
         assert "20% of the answers under a verdict with < 2 grades: any rate there" in shown
 
@@ -167,3 +168,46 @@ async def test_a_hidden_summary_is_not_recomputed_until_it_is_shown(shop):
         await pilot.press("i")  # show again: computed now, once
         await settle(app, pilot)
         assert screen.summary_pane.display and asked == [1] and not screen._summary_due
+
+
+def _shown_corrected(est: dict) -> str:
+    """The app's line for a corrected rate of ``ragtriage judge --json``."""
+    iv, method = est["interval"], est["interval"]["method"].partition("; ")[0]
+    point = "unknown, within" if est["estimate"] is None else f"{est['estimate']:.3f}"
+    return (
+        f"    judge {est['judge_rate']:.3f} → corrected {point} [{iv['lo']:.2f}, {iv['hi']:.2f}]"
+        f" · {method}, {est['graded']} graded"
+    )
+
+
+async def test_the_app_shows_the_corrected_rates_of_ragtriage_judge(judged_run, tmp_path):  # noqa: F811
+    """One estimator: on the same run and grades the app's summary shows the corrected rate and
+    interval that ``ragtriage judge --json`` writes (both stratified PPI, not PPI++)."""
+    import json
+
+    from ragtriage import cli
+    from ragtriage.core.judge.grades import append_grade, grades_path, make_grade
+
+    ts, run_path, run = judged_run
+    by_id = {r["id"]: r for r in run.cases}
+    # not a uniform sample: the one answer the judge called unsupported, and three it did not,
+    # one of them wrongly
+    for cid, sup, cor in (
+        ("precio-entrega", False, True),
+        ("plazo-entrega", True, True),
+        ("devolucion", False, False),
+        ("tarjeta-rechazada", True, True),
+    ):
+        append_grade(grades_path(ts), make_grade(by_id[cid], sup, cor, "ana", "2026-01-01T00:00:00Z"))
+    out = tmp_path / "cal.json"
+    assert cli.main(["judge", str(ts), "--run", str(run_path), "--json", str(out)]) == 0
+    cal = json.loads(out.read_text("utf-8"))["corrected"]
+    assert cal["supported"]["interval"]["method"] == "stratified PPI"
+    assert cal["supported"]["estimate"] == pytest.approx(0.2 * 0 + 0.8 * (1 - 1 / 3))  # 0.533
+    assert cal["correct"]["estimate"] is not None
+    app = make_app(ts, run_path, mode="triage", recovery=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        shown = text_of(app.screen.query_one("#triage-summary"))
+        for q in ("supported", "correct"):
+            assert _shown_corrected(cal[q]) in shown, (q, shown)

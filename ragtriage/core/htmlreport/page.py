@@ -43,6 +43,17 @@ def _iv(iv: Interval | None) -> str:
     return "" if iv is None else f"[{rounded(iv.lo, 3)}, {rounded(iv.hi, 3)}]"
 
 
+def _point(v: float | None) -> str:
+    """A corrected rate, or ``unknown`` (a verdict of the judge with too few grades)."""
+    return "unknown" if v is None else rounded(v, 3)
+
+
+def _caveat(iv: Interval) -> str:
+    """The method's caveat (why a corrected rate is unknown), as a note under the interval."""
+    _, _, caveat = iv.method.partition("; ")
+    return f"<br><span class=note>{e(caveat)}</span>" if caveat else ""
+
+
 def _denominators(s: Mapping[str, Any]) -> dict[str, int]:
     scored = s.get("n", 0) - s.get("unlabelled", 0) - s.get("errors", 0)
     ans = s.get("answerable", 0)
@@ -303,8 +314,8 @@ def _judge(d: ReportData) -> str:
                    "<th class=num>graded</th><th class=num>judged only</th></tr>")  # fmt: skip
         for q, est in rows:
             out.append(
-                f"<tr><td>judge_{q}</td><td class=num>{_num(est.judge_rate)}</td><td class=num>{_num(est.estimate)}</td>"
-                f"<td>{_iv(est.interval)}</td><td class=num>{est.graded}</td><td class=num>{est.unlabelled}</td></tr>"
+                f"<tr><td>judge_{q}</td><td class=num>{_num(est.judge_rate)}</td><td class=num>{_point(est.estimate)}</td>"
+                f"<td>{_iv(est.interval)}{_caveat(est.interval)}</td><td class=num>{est.graded}</td><td class=num>{est.unlabelled}</td></tr>"
             )
         out.append("</table>")
     out.append("</section>")

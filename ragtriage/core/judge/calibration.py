@@ -143,28 +143,35 @@ def corrected_rates(
     records: Sequence[RecordLike], grades: Mapping[tuple[str, str], Grade], level: float = 0.95
 ) -> dict[str, Any]:
     """Per question (``supported``, ``correct``): the judge's rate over every judged answer
-    corrected by its error on the graded ones (PPI++), as a :class:`~ragtriage.core.stats.PPIEstimate`
-    (None with fewer than two graded answers)."""
-    from ..stats import ppi_rate
+    corrected by its error on the graded ones, as a :class:`~ragtriage.core.stats.PPIEstimate`
+    — stratified PPI with the judge's verdict (it said yes / no) as the strata (judge.md).
+    It stays valid when the grading queue picks answers by the judge's verdict (narrowest
+    first), since each stratum is graded in the run's random order; PPI++ would need the
+    graded answers to be a random sample of all. None with fewer than 2 graded answers;
+    ``estimate`` None (unknown, with a worst-case interval) while a verdict the judge gave
+    has fewer than 2 grades. The one estimator of ``ragtriage judge``, the reports,
+    ``check`` and the app."""
+    from ..stats import Stratum, ppi_stratified
 
     out: dict[str, Any] = {}
     graded = {case for case, _ in grades}
     for q in ("supported", "correct"):
-        y: list[float] = []
-        f: list[float] = []
-        fu: list[float] = []
+        parts: dict[bool, tuple[list[float], list[float], list[float]]] = {}
         for rec in records:
             j = _verdict(rec)
             if j is None or not isinstance(j.get(q), bool):
                 continue
+            f = j[q]
+            y, fg, fu = parts.setdefault(f, ([], [], []))
             g = grade_for(rec, grades) if rec.get("id") in graded else None
             human = None if g is None else (g.supported if q == "supported" else g.correct)
             if isinstance(human, bool):
                 y.append(float(human))
-                f.append(float(j[q]))
+                fg.append(float(f))
             else:
-                fu.append(float(j[q]))
-        out[q] = ppi_rate(y, f, fu, level=level)
+                fu.append(float(f))
+        strata = [Stratum(tuple(y), tuple(fg), tuple(fu)) for _, (y, fg, fu) in sorted(parts.items())]
+        out[q] = ppi_stratified(strata, level=level)
     return out
 
 

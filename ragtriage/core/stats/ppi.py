@@ -16,6 +16,12 @@ measured error on the graded cases is what corrects its rate on the others.
 When the graded cases show no disagreement the rectifier's variance is 0 and the
 interval would say the judge is never wrong; its variance is then taken as that of
 one disagreement among the n graded, never less.
+
+What ragtriage reports (``ragtriage judge``, the reports, ``check``, the app) is
+:func:`ppi_stratified`, by the judge's verdict: the grading queue does not grade a
+uniform random sample of all answers (narrowest first oversamples where the judge
+errs), and :func:`ppi_rate` is only valid for one. :func:`ppi_rate` stays as the
+reference it is cross-checked against (``ppi_py``) and the one-stratum case.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from .intervals import Interval, z_of
 
 @dataclass(frozen=True)
 class PPIEstimate:
-    estimate: float
+    estimate: float | None  # None: unknown (a stratum too thinly graded to measure the judge there)
     interval: Interval
     lam: float
     graded: int
@@ -111,26 +117,38 @@ class Stratum:
         return len(self.y) + len(self.unlabelled)
 
 
+MIN_STRATUM_GRADES = 2  # fewer graded answers in a stratum: the judge's error there is not measured
+
+
 def ppi_stratified(strata: Sequence[Stratum], *, level: float = 0.95) -> PPIEstimate | None:
     """Stratified PPI (Fisch et al., NeurIPS 2024): plain PPI (λ = 1) in each stratum,
-    weighted by the stratum's share of the cases. Valid when the graded answers of each
-    stratum are a random sample of it, however many each stratum got — the design that
-    lets a grading queue give more grades where the judge errs more. None with fewer
-    than 2 grades in all.
+    weighted by the stratum's share w_h = N_h/N of the cases. Valid when the graded
+    answers of each stratum are a random sample of it, however many each stratum got —
+    the design that lets a grading queue give more grades where the judge errs more
+    (and that PPI++, which needs the graded answers to be a random sample of all,
+    is not valid under). None with fewer than 2 grades in all.
 
     With the strata the judge's verdicts (judge said yes / said no) the verdict is one
     value in each, so the estimate is the stratum means of the grades weighted by the
     judge's counts: the judge tells how many cases are in each stratum, the grades how
-    often it is right there. A stratum whose graded answers show no disagreement gets
-    the variance of one disagreement among its n, never less (as :func:`ppi_rate`). A
-    stratum with fewer than 2 grades cannot measure the judge's error: the judge's
-    verdict stands for its point, and the interval takes the whole of its share (any
-    rate from 0 to 1 there), so it is valid but wide until the stratum is graded."""
+    often it is right there. The variance is that of two-phase sampling for
+    stratification (Cochran 1977, §12.2): Σ w_h²·se_h² within the strata, plus
+    Σ w_h·(θ_h − θ)²/N for the shares w_h being themselves measured on N answers. A
+    stratum whose graded answers show no disagreement gets the variance of one
+    disagreement among its n, never less (as :func:`ppi_rate`).
+
+    A stratum with fewer than ``MIN_STRATUM_GRADES`` grades cannot measure the judge's
+    error there, so the estimate is **unknown** (``estimate`` None, never the judge's
+    uncorrected word passed off as corrected), and the interval is the worst case: the
+    known strata's interval with any rate from 0 to 1 in the others — valid, but as wide
+    as their share, until they are graded. A stratum of one answer, graded, is known
+    (its grade), with the largest variance a yes/no has (¼)."""
     strata = [s for s in strata if s.size]
     big_n = sum(s.size for s in strata)
     if sum(len(s.y) for s in strata) < 2:
         return None
-    est = var = unknown = 0.0
+    known = var = unknown = 0.0
+    means: list[tuple[float, float]] = []  # (w_h, θ̂_h) of the strata with enough grades
     every_f: list[float] = []
     n = unl = 0
     for s in strata:
@@ -138,22 +156,30 @@ def ppi_stratified(strata: Sequence[Stratum], *, level: float = 0.95) -> PPIEsti
         w = s.size / big_n
         every_f += [*s.f, *s.unlabelled]
         n, unl = n + len(y), unl + len(fu)
-        if len(y) < 2:
-            est += w * float(np.mean([*s.f, *s.unlabelled]))
+        alone = len(y) == 1 and not len(fu)  # its one answer, graded: nothing left to correct
+        if len(y) < MIN_STRATUM_GRADES and not alone:
             unknown += w
             continue
         rect = y - f
         mean_f = float(fu.mean()) if len(fu) else float(f.mean())
-        est += w * (mean_f + float(rect.mean()))
+        theta_h = mean_f + float(rect.mean())
+        known += w * theta_h
+        means.append((w, theta_h))
         v_rect = float(np.var(rect))
-        if not np.any(np.abs(rect) > 0):
+        if alone:  # one yes/no cannot show its spread: take the largest a yes/no has (¼)
+            v_rect = 0.25
+        elif not np.any(np.abs(rect) > 0):
             v_rect = max(v_rect, (1.0 / len(y)) * (1.0 - 1.0 / len(y)))
         v_imp = float(np.var(fu)) / len(fu) if len(fu) else 0.0
         var += w * w * (v_imp + v_rect / len(y))
+    if unknown:
+        var += unknown / big_n  # the shares' term, at its worst ((θ_h − θ)² ≤ 1) where θ_h is unknown
+    else:
+        var += sum(w * (t - known) ** 2 for w, t in means) / big_n
     half = z_of(level) * math.sqrt(var)
-    known = est - sum(s.size / big_n * float(np.mean([*s.f, *s.unlabelled])) for s in strata if len(s.y) < 2)
     method = "stratified PPI"
     if unknown:
-        method += f"; {unknown:.0%} of the answers under a verdict with < 2 grades: any rate there"
+        method += f"; {unknown:.0%} of the answers under a verdict with < {MIN_STRATUM_GRADES} grades: any rate there"
     iv = Interval(max(0.0, known - half), min(1.0, known + half + unknown), level, method)
+    est = None if unknown else known
     return PPIEstimate(est, iv, 1.0, n, unl, float(np.mean(every_f)))
