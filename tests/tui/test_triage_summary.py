@@ -211,3 +211,58 @@ async def test_the_app_shows_the_corrected_rates_of_ragtriage_judge(judged_run, 
         shown = text_of(app.screen.query_one("#triage-summary"))
         for q in ("supported", "correct"):
             assert _shown_corrected(cal[q]) in shown, (q, shown)
+
+
+def _fresh_summary(screen) -> str:
+    """The summary computed now, from scratch, for what the screen shows (as the pane's pass does)."""
+    from ragtriage.tui.judge_panel import calibration_line
+    from ragtriage.tui.widgets.triage_summary import builtin_answer_sweep, compute, panel_of, summary_text
+
+    app, run, ctx = screen.rt, screen.rt.run_session, screen._summary_context()
+    state = screen.state
+    answers = builtin_answer_sweep(app.doc, app.corpus, run.system, len(state))
+    summary, sweep = compute(state, run.stored_summary, answers)
+    panel = panel_of(state, summary, ctx.cases, ctx.corpus, ctx.corpus_path)
+    judge = calibration_line(list(state.records), dict(run.grades.table), ctx.min_kappa, ctx.min_grades)
+    return summary_text(summary, state.k, sweep, panel, judge).plain
+
+
+async def test_edits_in_a_burst_are_one_summary_pass_and_it_ends_up_exact(shop, monkeypatch):
+    """The summary waits for the edits to settle (as it does from 5,000 cases: here forced on
+    the small set), so a burst of relabels is one pass on the last edit's records, an
+    overtaken pass shows nothing, and once settled the pane shows exactly a fresh computation."""
+    from ragtriage.tui.widgets import triage_summary as ts_mod
+
+    monkeypatch.setattr(ts_mod, "SETTLE_FROM", 0)
+    monkeypatch.setattr(ts_mod, "SETTLE", 2.0)  # wide enough for three keys on a loaded machine
+    monkeypatch.setattr(ts_mod, "SETTLE_MAX", 20.0)
+    ts, run_path, _ = shop
+    app = make_app(ts, run_path, mode="triage", recovery=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        summary = screen.query_one(ts_mod.TriageSummary)
+        assert text_of(summary) == _fresh_summary(screen)
+        passes, requests = [], []
+        real_pass, real_request = summary._pass, summary.request
+        summary._pass = lambda *a: (passes.append(a[0]), real_pass(*a))[1]
+        summary.request = lambda *a, **k: (requests.append(1), real_request(*a, **k))[1]
+        before = text_of(summary)
+        for _ in range(3):  # three relabels: each case made unanswerable (or answerable again)
+            await pilot.press("u", "j")
+        assert len(requests) >= 3 and passes == []  # nothing computed while the edits come in
+        assert text_of(summary) == before
+        await settle(app, pilot)
+        assert passes == [summary.generation]  # one pass, on the last request's inputs
+        assert summary.shown_generation == summary.generation
+        shown = text_of(summary)
+        assert shown == _fresh_summary(screen)
+        assert shown != before  # the edits moved the numbers
+
+        # a pass overtaken by a newer request posts nothing; the newer one is what shows
+        old = summary.generation
+        screen.refresh_summary()
+        assert summary.generation == old + 1
+        real_pass(old, screen.state, None, None, {}, ts_mod.Context())
+        await settle(app, pilot)
+        assert summary.shown_generation == old + 1 and text_of(summary) == _fresh_summary(screen)

@@ -4,12 +4,15 @@ correct against k, and the slices by tag and by topic.
 
 :func:`compute` (no Textual) derives the numbers from the records, and
 :func:`~ragtriage.core.summary_panel.summary_panel` the intervals and slices;
-:class:`TriageSummary` runs both in a worker, one at a time — the last request wins —
-and shows the result as text (a tag or topic is never read as markup).
+:class:`TriageSummary` runs both in a worker once the changes settle, one pass at a
+time — the last request wins, an overtaken pass is dropped — and shows the result as
+text (a tag or topic is never read as markup).
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -179,8 +182,24 @@ class Context:
     min_grades: int = 30
 
 
+#: a change waits this long for the next one before the summary is recomputed (a burst of
+#: edits is one pass, and the pass never competes with the frame of the edit that asked)
+SETTLE = 0.3
+#: ... but no longer than this after the first change not yet shown
+SETTLE_MAX = 1.5
+#: below this many cases a pass takes a few milliseconds: it runs at once
+SETTLE_FROM = 5_000
+
+
 class TriageSummary(Static):
-    """The summary pane; ``i`` on Triage shows or hides it, ``I`` shows it in full."""
+    """The summary pane; ``i`` on Triage shows or hides it, ``I`` shows it in full.
+
+    :meth:`request` is cheap and may be called on every change: the pass runs in one
+    thread worker once the changes settle (:data:`SETTLE` after the last one, at most
+    :data:`SETTLE_MAX` after the first), on the last request's inputs. Every request
+    bumps a generation; a pass that a newer request overtook stops between its stages
+    and its result is dropped, so what the pane ends up showing is always the last
+    request's."""
 
     @dataclass
     class Ready(Message):
@@ -189,14 +208,25 @@ class TriageSummary(Static):
         sweep: list[dict] | None
         calibration: Text
         panel: SummaryPanel | None = None
+        generation: int = 0
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id)
-        self._busy = False
-        self._again: tuple | None = None
+        self._lock = threading.Lock()
+        self._busy = False  # a worker runs (or is about to): requests only hand it their inputs
+        self._pending: tuple | None = None  # the last request not yet taken by the worker
+        self._generation = 0
+        self._first_at: float | None = None  # when the oldest change not yet computed came
+        self._last_at = 0.0
+        self._settle = SETTLE
         self.state: TriageState | None = None  # the state last asked for
         self.sweep: list[dict] | None = None
         self.panel: SummaryPanel | None = None
+        self.shown_generation = 0  # the generation the pane shows (tests: it caught up)
+
+    @property
+    def generation(self) -> int:
+        return self._generation
 
     def request(
         self,
@@ -206,42 +236,76 @@ class TriageSummary(Static):
         grades: GradeBook,
         context: Context | None = None,
     ) -> None:
-        """Recompute for ``state`` in a worker; while one runs, the last request waits its turn."""
+        """Recompute for ``state`` once the changes settle, in a worker (the last request wins)."""
         self.state = state
         ctx = context or Context()
-        if self._busy:
-            self._again = (state, stored, answer_sweep, grades, ctx)
-            return
-        self._busy = True
-        self._compute(state, stored, answer_sweep, dict(grades.table), ctx)
+        now = time.monotonic()
+        with self._lock:
+            self._generation += 1
+            self._pending = (self._generation, state, stored, answer_sweep, dict(grades.table), ctx)
+            self._settle = SETTLE if len(state) >= SETTLE_FROM else 0.0
+            self._last_at = now
+            if self._first_at is None:
+                self._first_at = now
+            if self._busy:
+                return
+            self._busy = True
+        self._compute()
+
+    def _wait_settled(self) -> tuple | None:
+        """(On the worker) sleep until the changes settle; then take the last request."""
+        while True:
+            with self._lock:
+                now = time.monotonic()
+                first = self._first_at if self._first_at is not None else now
+                due = min(self._last_at + self._settle, first + SETTLE_MAX)
+                if now >= due or self._pending is None:
+                    job, self._pending, self._first_at = self._pending, None, None
+                    if job is None:
+                        self._busy = False
+                    return job
+            time.sleep(due - now)
+
+    def _stale(self, generation: int) -> bool:
+        return generation != self._generation
 
     @work(thread=True, group="triage-summary", exit_on_error=False)
-    def _compute(
+    def _compute(self) -> None:
+        try:
+            while (job := self._wait_settled()) is not None:
+                self._pass(*job)
+        except BaseException:  # the error is the worker's; the next request starts a new one
+            with self._lock:
+                self._busy = False
+            raise
+
+    def _pass(
         self,
+        generation: int,
         state: TriageState,
         stored: dict | None,
         answer_sweep: AnswerSweep | None,
         grades: dict[tuple[str, str], Grade],
         ctx: Context,
     ) -> None:
+        """One pass (on the worker); it stops between stages once a newer request came."""
         from ..judge_panel import calibration_line
 
-        summary, sweep, calibration, panel = None, None, Text(), None
-        try:
-            summary, sweep = compute(state, stored, answer_sweep)
-            panel = panel_of(state, summary, ctx.cases, ctx.corpus, ctx.corpus_path)
-            calibration = calibration_line(list(state.records), grades, ctx.min_kappa, ctx.min_grades)
-        finally:
-            self.post_message(self.Ready(state, summary, sweep, calibration, panel))
+        summary, sweep = compute(state, stored, answer_sweep)
+        if self._stale(generation):  # overtaken: the next request's pass starts now
+            return
+        panel = panel_of(state, summary, ctx.cases, ctx.corpus, ctx.corpus_path)
+        if self._stale(generation):
+            return
+        calibration = calibration_line(list(state.records), grades, ctx.min_kappa, ctx.min_grades)
+        if not self._stale(generation):
+            self.post_message(self.Ready(state, summary, sweep, calibration, panel, generation))
 
     @on(Ready)
     def _ready(self, event: Ready) -> None:
         event.stop()
-        self._busy = False
-        again, self._again = self._again, None
-        if again is not None:
-            self.request(*again)
-        if event.state is not self.state or event.summary is None:
-            return
+        if event.generation != self._generation or event.state is not self.state or event.summary is None:
+            return  # a newer request is on its way
+        self.shown_generation = event.generation
         self.sweep, self.panel = event.sweep, event.panel
         self.update(summary_text(event.summary, event.state.k, event.sweep, event.panel, event.calibration))
