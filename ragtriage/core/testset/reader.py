@@ -39,6 +39,8 @@ BOOL_FIELDS = {"unanswerable"}
 Fields: TypeAlias = dict[str, tuple[Any, Any]]
 # one entry of a collection: (start index, content end index, key, data, line)
 Entry: TypeAlias = tuple[int, int, str, dict[str, Any], int]
+# the settings as written (top-level keys -> plain data), before validation
+RawSettings: TypeAlias = dict[str, Any]
 LABEL_TEXT_FIELDS = ("sha", "text", "doc", "when", "corpus")
 
 _MESSAGES = {
@@ -211,7 +213,7 @@ class Reader:
         self.cases = Coll("cases")
         self.labels = Coll("labels")
         self.regions: list[Region] = []
-        self.raw_settings: dict[str, Any] = {}
+        self.raw_settings: RawSettings = {}
         self.settings = Settings()
         self.list_style = "flow"
 
