@@ -17,7 +17,10 @@ the run file (through the engine: ``evaluate`` with ``results:``), then opens
 * relabel -> counts: accepting a retrieved chunk on a retrieval-miss case, through
   the session (document edit, recovery log), recomputed from the stored ranking
   and moved to its group — until ``state.counts()`` is the new one; then the save
-  (labels recorded, atomic write) that follows it, timed on its own.
+  (labels recorded, atomic write) that follows it, timed on its own;
+* the same relabels with the summary pane open (the default) and hidden (``i``),
+  side by side with their ratio (open / hidden): what the summary's pass costs the
+  edit's own frame (it waits for the edits to settle, then runs in a worker).
 
 Peer, side by side: the same grouped view in Textual's built-in ``DataTable``
 (one row per case plus a header row per group), and a relabel done the plain
@@ -102,7 +105,7 @@ async def settle(app, pilot) -> None:
     await pilot.pause()
 
 
-async def open_triage(run: Path, testset: Path, *, relabels: int = 0):
+async def open_triage(run: Path, testset: Path, *, relabels: int = 0, summary: bool = True):
     from ragtriage.tui import make_app
 
     t0 = time.perf_counter()
@@ -131,6 +134,9 @@ async def open_triage(run: Path, testset: Path, *, relabels: int = 0):
         out["doc"] = time.perf_counter() - t0
         await settle(app, pilot)
         out["summary"] = summary_cost(app, screen)
+        if not summary:  # `i`: the summary pane hidden (open by default)
+            await pilot.press("i")
+            await settle(app, pilot)
         if relabels:
             out.update(await relabel(app, screen, pilot, relabels, frames))
         # CPU spent per key (handler, detail pane, repaint) with 100k cases loaded; wall time
@@ -301,6 +307,10 @@ def main() -> None:
 
     cold = asyncio.run(open_triage(run, testset))
     warm = asyncio.run(open_triage(run, testset, relabels=args.relabels))
+    shutil.copy(folder / "bench.orig.yaml", testset)  # the same relabels again, the summary hidden
+    for p in folder.glob("*.triage.json"):
+        p.unlink()
+    hidden = asyncio.run(open_triage(run, testset, relabels=args.relabels, summary=False))
     shutil.copy(folder / "bench.orig.yaml", testset)  # leave the generated set as it was
     for p in folder.glob("*.triage.json"):
         p.unlink()
@@ -348,11 +358,19 @@ def main() -> None:
             None,
         ),
     ]
+    for what, key, stat in (
+        ("relabel -> group counts, median", "relabel", statistics.median),
+        ("relabel -> group counts, p95", "relabel", p95),
+        ("relabel key -> frame, p95", "frame", p95),
+    ):
+        shown, off = stat(warm[key]), stat(hidden[key])
+        rows.append((f"{what}, summary open", ms(shown), f"{shown / off:.2f}x", None))
+        rows.append((f"{what}, summary hidden (i)", ms(off), "", None))
     peer = {}
     if not args.no_peer:
         peer["view"] = peer_view(run)
         peer["relabel"] = statistics.median(peer_relabel(run, testset, 5))
-    print(f"\n{'measure':<46} {'ragtriage':>10} {'target':>8}  {'peer':>22}")
+    print(f"\n{'measure':<52} {'ragtriage':>10} {'target':>8}  {'peer':>22}")
     for name, value, target, ok in rows:
         p = ""
         if peer and name.startswith("grouped view ready (cold)"):
@@ -360,7 +378,7 @@ def main() -> None:
         elif peer and name.startswith("relabel -> group counts, median"):
             p = f"{ms(peer['relabel'])} full regroup"
         flag = "" if ok is None else (" ok" if ok else " MISSED")
-        print(f"{name:<46} {value:>10} {target:>8}{flag:<7} {p:>20}")
+        print(f"{name:<52} {value:>10} {target:>8}{flag:<7} {p:>20}")
 
 
 if __name__ == "__main__":
