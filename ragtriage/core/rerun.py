@@ -30,9 +30,11 @@ def _testset_path(run: RunFile) -> Path | None:
     return None
 
 
-def rescored_run(run: RunFile) -> tuple[RunFile, str | None]:
+def rescored_run(run: RunFile, opened: dict[Path, Any] | None = None) -> tuple[RunFile, str | None]:
     """``(run rescored against its test set, a note)``; the note says what could not be done,
-    or how many stored reasons the rescoring changed (None when none)."""
+    or how many stored reasons the rescoring changed (None when none). ``opened`` (resolved
+    path -> ``(document, Context)``) keeps the test sets read so far: ``diff`` of two runs of
+    one test set reads it, and its corpus, once."""
     from .document import TestSetDocument
     from .evaluate import with_cite
     from .scoring import rescore
@@ -45,16 +47,23 @@ def rescored_run(run: RunFile) -> tuple[RunFile, str | None]:
             f"{run.path}: its test set {run.meta.get('testset')!r} is not there: its stored reasons are "
             "compared as written, not rescored"
         )
-    try:
-        doc = TestSetDocument.load(path)
-    except InputError as e:
-        return (
-            run,
-            f"{run.path}: its test set {path} cannot be read ({e}): stored reasons compared as written",
-        )
+    key = path.resolve()
+    got = opened.get(key) if opened is not None else None
+    if got is None:
+        try:
+            doc = TestSetDocument.load(path)
+        except InputError as e:
+            return (
+                run,
+                f"{run.path}: its test set {path} cannot be read ({e}): stored reasons compared as written",
+            )
+        got = (doc, Context(doc))
+        if opened is not None:
+            opened[key] = got
+    doc, ctx = got
     k = int(run.meta.get("k") or doc.settings.k)
     settings = with_cite(doc.settings, run.meta.get("cite") or "inline")
-    look = Context(doc).lookup
+    look = ctx.lookup
     cases = {c.id: c for c in doc.cases}
     from .gold import Gold
 

@@ -171,3 +171,41 @@ def test_diff_rescores_a_run_file_whose_reasons_were_edited(cli_in, tmp_path):
     assert d["counts"]["fixed"] == d["counts"]["regressed"] == d["counts"]["changed"] == 0
     assert f"{len(failing)} stored reason(s) differ from what its own fields give" in r.stdout
     assert d["metrics"]["accuracy"]["delta"] == 0
+
+
+def test_diff_of_two_runs_of_one_test_set_reads_it_once_and_leaves_the_gc_as_it_was(
+    cli_in, tmp_path, monkeypatch
+):
+    """Issue 21: diff read the test set three times (once per run rescored, once for the
+    clusters and tags) and, with the GC on, grew faster than the cases. It now reads it
+    once when both runs name it, with the same output as reading it for each."""
+    import gc
+
+    from ragtriage.core.testset.document import TestSetDocument
+    from tests.conftest import TESTSETS
+
+    shop = TESTSETS / "shop-es.yaml"
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert cli_in("run", shop, "--k", 1, "--out", a, "--quiet").returncode == 0
+    assert cli_in("run", shop, "--k", 3, "--out", b, "--quiet").returncode == 0
+    from ragtriage.core import rerun
+
+    real_rescored = rerun.rescored_run
+    with monkeypatch.context() as m:  # as before: each run's test set read on its own
+        m.setattr(rerun, "rescored_run", lambda run, opened=None: real_rescored(run))
+        separately = cli_in("diff", a, b, "--json", tmp_path / "apart.json")
+    loads = []
+    real = TestSetDocument.load.__func__
+
+    def counted(cls, path, *args, **kwargs):
+        loads.append(str(path))
+        return real(cls, path, *args, **kwargs)
+
+    monkeypatch.setattr(TestSetDocument, "load", classmethod(counted))
+    gc.enable()  # (run leaves it off: its process ends there)
+    r = cli_in("diff", a, b, "--json", tmp_path / "d.json")
+    assert r.returncode == 0, r.stderr
+    assert gc.isenabled()  # off while it runs, back on for an in-process caller
+    assert len(loads) == 1, loads
+    assert r.stdout == separately.stdout
+    assert (tmp_path / "d.json").read_bytes() == (tmp_path / "apart.json").read_bytes()
