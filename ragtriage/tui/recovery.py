@@ -291,8 +291,8 @@ def find_recoveries(testset: Path | str) -> list[Recovery]:
             continue
         data = _read(path)
         ops = _ops(data) if data is not None else []
-        if data is None and os.path.lexists(path):
-            lock.release()  # unreadable (a FIFO, too big, not JSON): left alone, never offered
+        if (data is None or old and not ops) and os.path.lexists(path):
+            lock.release()  # unreadable (a FIFO, too big, not JSON) or not ours: left alone, not offered
             continue
         if not ops:
             Recovery(path, [], lock=lock, legacy=old).discard()  # nothing to restore: tidied away

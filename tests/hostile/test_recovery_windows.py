@@ -354,3 +354,10 @@ def test_the_old_single_recovery_file_is_still_offered(testset):
     assert find_recoveries(testset) == []  # offered by one window at a time
     rec.discard()
     assert not recovery_path(testset).exists() and not window_files(testset)
+
+
+def test_a_file_at_the_old_name_that_holds_no_edits_is_left_alone(testset):
+    """Nothing to offer, and not this version's to remove: it stays as it is."""
+    recovery_path(testset).write_text('{"notes": "no es un registro de cambios"}\n')
+    assert find_recoveries(testset) == []
+    assert recovery_path(testset).read_text() == '{"notes": "no es un registro de cambios"}\n'
