@@ -22,18 +22,19 @@ def intervals_of(doc, records, cluster_by: str):
 
 
 def slices_text(doc, records, by: str, labels) -> tuple[str, list]:
-    from ..core.rates import SLICE_METRICS, slices
+    from ..core.rates import slice_columns, slices
 
     tags_of = {c.id: list(c.tags) for c in doc.cases}
     got = slices(records, by, tags_of, labels)
+    columns = slice_columns(got)
     rows = []
     for s in got:
         cells = [s.name, str(s.n)]
-        for m in SLICE_METRICS:
+        for m in columns:
             v, iv = s.rates.get(m), s.intervals.get(m)
             cells.append("—" if v is None else f"{num(v)} [{iv.lo:.2f}, {iv.hi:.2f}]" if iv else num(v))
         rows.append(cells)
-    head = [by, "n", *SLICE_METRICS]
+    head = [by, "n", *columns]
     text = f"by {by} (a case with several tags is in each; 95 % intervals):\n" + table(
         head, rows, right={1}, limits={0: 28}
     )

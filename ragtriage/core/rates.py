@@ -97,7 +97,16 @@ class Slice:
         }
 
 
-SLICE_METRICS = ("pass", "hit", "supported", "accuracy", "recall", "mrr")
+#: doc_hit only where cases have document gold (a slice without any has no doc_hit rate)
+SLICE_METRICS = ("pass", "hit", "supported", "accuracy", "recall", "mrr", "doc_hit")
+
+
+def slice_columns(got: Sequence[Slice]) -> tuple[str, ...]:
+    """The slice metrics these slices have a value for, in :data:`SLICE_METRICS` order
+    (doc_hit drops out of a run without document gold, hit out of one without chunk gold)."""
+    return tuple(
+        m for m in SLICE_METRICS if m in ("pass", "supported", "accuracy") or any(m in s.rates for s in got)
+    )
 
 
 def slice_members(

@@ -37,7 +37,7 @@ PANEL_DOC_METRICS = (
 )
 #: a slice's metrics (rates.SLICE_METRICS) as the panel names them
 SLICE_LABELS = {"pass": "pass", "hit": "hit@{k}", "supported": "supported", "accuracy": "correct",
-                "recall": "recall@{k}", "mrr": "mrr@{k}"}  # fmt: skip
+                "recall": "recall@{k}", "mrr": "mrr@{k}", "doc_hit": "doc_hit@{k}"}  # fmt: skip
 COLUMN = 39  # two cells a line: the widest (unknown abstention) is 37 wide, so 80 columns hold it
 
 

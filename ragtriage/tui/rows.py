@@ -51,6 +51,20 @@ class Row:
         return inline(getattr(self, column))  # a cell is one line: control characters shown
 
 
+QUOTE_SHOWN = 24  # characters of a quote in the one-line column; the detail shows it whole
+
+
+def expected_text(case) -> str:
+    """The gold in one cell: chunk ids, then ``doc:NAME`` per expected document, then each
+    quote opening (``“…”``), so a case labelled by document or quote only is not shown empty."""
+    parts = list(case.expected)
+    parts += [f"doc:{d}" for d in case.expected_docs]
+    for q in case.evidence:
+        q = " ".join(q.split())
+        parts.append("“" + (q if len(q) <= QUOTE_SHOWN else q[: QUOTE_SHOWN - 1] + "…") + "”")
+    return ", ".join(parts)
+
+
 def make_row(case, stale: bool = False, reason: str | None = None) -> Row:
     flags = []
     if case.unanswerable:
@@ -59,7 +73,7 @@ def make_row(case, stale: bool = False, reason: str | None = None) -> Row:
         flags.append(FLAG_DRAFT)
     if stale:
         flags.append(FLAG_STALE)
-    expected = ", ".join(case.expected)
+    expected = expected_text(case)
     topic = case.topic or ""
     question = " ".join(case.question.split())
     verdict = "" if not reason or reason in NOT_SCORED else ("pass" if reason in PASSING else "fail")

@@ -147,3 +147,19 @@ def test_the_filter_finds_passes_and_failures_by_word():
     assert [rows.visible(i).id for i in range(len(rows))] == ["c0"]
     rows.set_filter("pass")
     assert [rows.visible(i).id for i in range(len(rows))] == ["c1"]
+
+
+def test_the_expected_column_shows_documents_and_quotes_not_an_empty_cell():
+    from ragtriage.core.schema import Case
+
+    by_doc = make_row(Case(id="d", question="?", expected_docs=("garantía.md", "rückgabe.md")))
+    assert by_doc.expected == "doc:garantía.md, doc:rückgabe.md"
+    quote = "Die   Rücksendung ist innerhalb von 30 Tagen kostenlos"
+    by_quote = make_row(Case(id="q", question="?", evidence=(quote,)))
+    assert by_quote.expected == "“Die Rücksendung ist inn…”"  # spaces folded, 24 characters with the …
+    mixed = make_row(
+        Case(id="m", question="?", expected=("rückgabe-1",), expected_docs=("a.md",), evidence=("30 Tage",))
+    )
+    assert mixed.expected == "rückgabe-1, doc:a.md, “30 Tage”"
+    assert "doc:a.md" in mixed.haystack and "30 tage" in mixed.haystack  # the filter finds them
+    assert by_doc.flags == () and by_quote.flags == ()  # gold by document or quote is not a draft

@@ -235,15 +235,20 @@ def _reasons(d: ReportData) -> str:
     return "".join(out)
 
 
+SLICE_HEADS = {"doc_hit": "document found"}  # a column head, where LABELS is a sentence
+
+
 def _slices(d: ReportData) -> str:
-    cols = ("pass", "hit", "supported", "accuracy", "recall", "mrr")
+    from ..rates import slice_columns
+
     out = ['<section id="slices"><h2>Slices</h2>']
     for by, title in (("tag", "By tag"), ("topic", "By topic")):
         rows = d.slices.get(by) or []
         if not rows or all(s.name in ("(no topic)", "(no tag)") for s in rows):
             continue
+        cols = slice_columns(rows)
         out.append(f"<h3>{title}</h3><table><tr><th>{by}</th><th class=num>n</th>")
-        out += [f"<th>{e(LABELS[c].replace('@k', ''))}</th>" for c in cols]
+        out += [f"<th>{e(SLICE_HEADS.get(c) or LABELS[c].replace('@k', ''))}</th>" for c in cols]
         out.append("</tr>")
         for s in rows:
             out.append(f"<tr><td>{e(s.name)}</td><td class=num>{s.n}</td>")
