@@ -22,7 +22,7 @@ caller discards what it wrote) and the rest is only checked, so one run reports 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .errors import InputError
@@ -31,7 +31,7 @@ from .scoring import Retrieved
 BLOCK = 1024  # cases scored at once: numpy's overhead spread (4096 gave no faster run), one block's rankings in memory
 
 
-def retrieval_block(cases: Sequence[Any], results: Sequence[dict], k: int) -> list[Retrieved]:
+def retrieval_block(cases: Sequence[Any], results: Sequence[dict[str, Any]], k: int) -> list[Retrieved]:
     """(rank, hit, precision, recall, rr) of every case, as :func:`.metrics.retrieval`
     gives them per case (None where the definition says null), computed at once."""
     from .metrics import at_k, first_positions
@@ -60,9 +60,9 @@ def score_source(
     system: Any,
     cases: Sequence[Any],
     k: int,
-    on_done: Callable[[Any, dict, Retrieved | None], None],
+    on_done: Callable[[Any, dict[str, Any], Retrieved | None], None],
     *,
-    known_ids,
+    known_ids: Iterable[str] | None,
     cancel: threading.Event | None = None,
 ) -> int:
     """Score every case of ``cases`` that the results ``system`` has a line for, then give
@@ -75,7 +75,7 @@ def score_source(
     reader = system.reader(known_ids)
     done = 0
     block_cases: list[Any] = []
-    block_results: list[dict] = []
+    block_results: list[dict[str, Any]] = []
 
     def flush() -> None:
         nonlocal done

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +28,12 @@ from .summary import summarize
 from .systems import Context, make_system
 
 if TYPE_CHECKING:
+    from .corpus import Corpus
     from .document import TestSetDocument
+    from .judge import Judge
+    from .schema import Case
+    from .scoring import Retrieved
+    from .select import Selection
 
 
 @dataclass
@@ -53,9 +59,9 @@ class Run:
         return run_frame(self.cases)
 
 
-def load_testset(testset: str | Path | TestSetDocument) -> TestSetDocument:
+def load_testset(testset: str | os.PathLike[str] | TestSetDocument) -> TestSetDocument:
     """A test-set document from a path, or the document given."""
-    if isinstance(testset, (str, Path)):
+    if isinstance(testset, (str, os.PathLike)):
         from .document import TestSetDocument
 
         return TestSetDocument.load(testset)
@@ -68,8 +74,8 @@ def _version() -> str:
     return __version__
 
 
-def _content_hash(doc) -> str | None:
-    h = getattr(doc, "content_hash", None)
+def _content_hash(doc: object) -> str | None:
+    h: str | None = getattr(doc, "content_hash", None)
     if h:
         return h
     path = getattr(doc, "path", None)
@@ -80,17 +86,19 @@ def _content_hash(doc) -> str | None:
     return None
 
 
-def open_system(doc, system: str, *, corpus=None, **options):
+def open_system(
+    doc: TestSetDocument, system: object, *, corpus: Corpus | None = None, **options: Any
+) -> tuple[Context, Any]:  # the system: one of the classes of .systems
     ctx = Context(doc, corpus=corpus)
     return ctx, make_system(system, ctx, **options)
 
 
 def evaluate(
-    testset,
+    testset: str | os.PathLike[str] | TestSetDocument,
     system: str = "builtin",
     k: int | None = None,
     *,
-    out=None,
+    out: str | os.PathLike[str] | None = None,
     resume: bool = False,
     concurrency: int = 8,
     timeout: float = 60.0,
@@ -100,15 +108,15 @@ def evaluate(
     api_key_env: str = "OPENAI_API_KEY",
     progress: bool = False,
     cancel: threading.Event | None = None,
-    corpus=None,
-    ids=None,
-    on_record=None,
-    retain: list | None = None,
+    corpus: Corpus | None = None,
+    ids: Iterable[str] | None = None,
+    on_record: Callable[[CaseRecord], None] | None = None,
+    retain: list[Any] | None = None,
     judge: str | None = None,
     judge_key_env: str = "OPENAI_API_KEY",
     exclusive: bool = False,
     keep_ranking: int | None = None,
-    selection=None,
+    selection: Selection | None = None,
     executor: str = "thread",
     ray_address: str | None = None,
     cite: str | None = None,
@@ -277,7 +285,7 @@ def _resumed(
     return keep, {r["id"]: r for r in keep}
 
 
-def _cover(sel) -> str:
+def _cover(sel: dict[str, Any] | None) -> str:
     if not sel:
         return "the whole test set"
     return ", ".join(f"{k} {v}" for k, v in sel.items())
@@ -374,7 +382,9 @@ def _id_warnings(records: list[CaseRecord], k: int, cite: str, corpus: str | Non
     return [Problem("run", None, t, severity="warning") for t in texts]
 
 
-def _cases_of(doc, ids, selection=None) -> list:
+def _cases_of(
+    doc: TestSetDocument, ids: Iterable[str] | None, selection: Selection | None = None
+) -> list[Case]:
     """The test set's cases, or those of ``ids`` and of ``selection`` (in test-set order)."""
     cases = list(doc.cases)
     if ids is not None:
@@ -387,7 +397,9 @@ def _cases_of(doc, ids, selection=None) -> list:
     return cases
 
 
-def _meta(doc, ctx, sys_, k: int, judge_, selection) -> RunMeta:
+def _meta(
+    doc: TestSetDocument, ctx: Context, sys_: Any, k: int, judge_: Judge | None, selection: Selection | None
+) -> RunMeta:
     meta = make_meta(
         testset=str(doc.path),
         testset_hash=_content_hash(doc),
@@ -403,7 +415,7 @@ def _meta(doc, ctx, sys_, k: int, judge_, selection) -> RunMeta:
     return meta
 
 
-def _ask_judge(judge_, interrupted: bool, cancel) -> tuple[bool, bool]:
+def _ask_judge(judge_: Judge | None, interrupted: bool, cancel: threading.Event | None) -> tuple[bool, bool]:
     """Ask the judge about the answers its cache did not know, once the run is complete:
     (whether it was asked, whether the run now counts as interrupted)."""
     if judge_ is None or interrupted:
@@ -434,7 +446,16 @@ def _slim(rec: CaseRecord, depth: int) -> None:
     rec.pop("scores", None)
 
 
-def _score_columnar(sys_, todo, k, on_done, *, cases, cancel, writer) -> int:
+def _score_columnar(
+    sys_: Any,
+    todo: list[Case],
+    k: int,
+    on_done: Callable[[Any, dict[str, Any], Retrieved | None], None],
+    *,
+    cases: list[Case],
+    cancel: threading.Event | None,
+    writer: RunWriter | None,
+) -> int:
     """:func:`.columnar.score_source`; a bad line leaves the run file as it was."""
     from .columnar import score_source
 
@@ -447,33 +468,33 @@ def _score_columnar(sys_, todo, k, on_done, *, cases, cancel, writer) -> int:
 
 
 def _evaluate(
-    testset,
-    system,
-    k,
+    testset: str | os.PathLike[str] | TestSetDocument,
+    system: str,
+    k: int | None,
     *,
-    out,
-    resume,
-    concurrency,
-    timeout,
-    retries,
-    backoff,
-    retriever,
-    api_key_env,
-    progress,
-    cancel,
-    corpus,
-    ids,
-    on_record,
-    retain=None,
-    judge=None,
-    judge_key_env="OPENAI_API_KEY",
-    exclusive=False,
-    keep_ranking=None,
-    selection=None,
-    executor="thread",
-    ray_address=None,
-    cite=None,
-    new_file=False,
+    out: str | os.PathLike[str] | None,
+    resume: bool,
+    concurrency: int,
+    timeout: float,
+    retries: int,
+    backoff: float | None,
+    retriever: str | None,
+    api_key_env: str,
+    progress: bool,
+    cancel: threading.Event | None,
+    corpus: Corpus | None,
+    ids: Iterable[str] | None,
+    on_record: Callable[[CaseRecord], None] | None,
+    retain: list[Any] | None = None,
+    judge: str | None = None,
+    judge_key_env: str = "OPENAI_API_KEY",
+    exclusive: bool = False,
+    keep_ranking: int | None = None,
+    selection: Selection | None = None,
+    executor: str = "thread",
+    ray_address: str | None = None,
+    cite: str | None = None,
+    new_file: bool = False,
 ) -> Run:
     from .runner import Progress
 
@@ -506,7 +527,7 @@ def _evaluate(
         meta["cite"] = settings.cite
     records: dict[str, CaseRecord] = {}
     keep: list[CaseRecord] | None = None
-    if resume and Path(out).exists():
+    if resume and out is not None and Path(out).exists():
         keep, records = _resumed(
             out,
             doc,
@@ -534,7 +555,7 @@ def _evaluate(
     try:
         with Progress(len(todo), enabled=progress) as bar:
 
-            def on_done(case, res, retrieved=None):
+            def on_done(case: Case, res: dict[str, Any], retrieved: Retrieved | None = None) -> None:
                 rec = make_record(case, res, k, chunk_text, settings, retrieved, gold=gold)
                 if judge_ is not None:  # a cached verdict is written with the case; others are asked after
                     judge_.attach_cached(rec, case, chunk_text, settings.language, k)

@@ -23,8 +23,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from .numbers import Number, find_numbers, same_number
 from .text import collapse
@@ -103,7 +104,18 @@ def normalise_answer(text: str) -> str:
     return t.rstrip(_TRAIL).strip()
 
 
-def is_correct(case, answer: str | None, abstained: bool) -> bool:
+class Graded(Protocol):
+    """What :func:`is_correct` reads of a case (a :class:`~ragtriage.core.schema.Case`)."""
+
+    @property
+    def unanswerable(self) -> bool: ...
+    @property
+    def answer(self) -> str | None: ...
+    @property
+    def must_contain(self) -> Sequence[str]: ...
+
+
+def is_correct(case: Graded, answer: str | None, abstained: bool) -> bool:
     """evaluation.md ``correct``: unanswerable -> abstained; reference answer ->
     normalised equality; else every ``must_contain`` string is in the answer."""
     if case.unanswerable:
@@ -119,9 +131,9 @@ def is_correct(case, answer: str | None, abstained: bool) -> bool:
 
 
 @lru_cache(maxsize=1 << 12)  # the chunks cited again and again; not every chunk of a big run
-def _source_numbers(text: str, language: str | None) -> dict:
+def _source_numbers(text: str, language: str | None) -> dict[int | Decimal | str, list[Number]]:
     """A chunk's numbers by value (in text order), once per chunk text. Shared: never mutate."""
-    by_value: dict = {}
+    by_value: dict[int | Decimal | str, list[Number]] = {}
     for n in find_numbers(text, language):
         by_value.setdefault(n.value, []).append(n)
     return by_value
@@ -138,7 +150,7 @@ def _same_id(cid: str, prompt_ids: Sequence[str]) -> str | None:
     return None
 
 
-def _fmt(n) -> str:
+def _fmt(n: Number) -> str:
     return n.text
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .diagnosis import PASSING, REASONS
 from .escape import inline, md_code, md_text
@@ -27,6 +27,7 @@ NEUTRAL = frozenset({"unlabelled"})  # not scored: neither a failure nor a succe
 REASON_ORDER = REASONS
 DELTA_METRICS = SUMMARY_METRICS + ("tokens",)
 _HASH_KEYS = ("testset_hash", "testset_sha", "content_hash", "hash")
+MetricDelta = tuple[float | None, float | None, float | None]  # (a, b, delta); None: not in that run
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class CaseChange:
     after: str | None  # None: the case is gone from run B
     kind: str  # fixed | regressed | changed | new | removed
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, str | None]:
         return {"id": self.id, "from": self.before, "to": self.after, "kind": self.kind}
 
 
@@ -48,7 +49,7 @@ class RunDiff:
     meta_b: RunMeta
     changes: list[CaseChange] = field(default_factory=list)
     unchanged: int = 0
-    metrics: dict[str, tuple] = field(default_factory=dict)  # name -> (a, b, delta)
+    metrics: dict[str, MetricDelta] = field(default_factory=dict)  # name -> (a, b, delta)
     notes: list[str] = field(default_factory=list)
     edited: list[str] = field(default_factory=list)  # cases whose question or labels differ between the runs
     reasons: dict[str, tuple[int, int]] = field(default_factory=dict)  # reason -> (cases in A, cases in B)
@@ -69,7 +70,7 @@ class RunDiff:
         ha, hb = testset_hash(self.meta_a), testset_hash(self.meta_b)
         return ha is not None and hb is not None and ha != hb
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "a": self.a,
             "b": self.b,
@@ -125,7 +126,7 @@ def classify(before: str, after: str) -> str | None:
     return "changed"
 
 
-def _num(v):
+def _num(v: object) -> float | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
     if isinstance(v, float) and math.isnan(v):
@@ -224,7 +225,7 @@ _TITLES = {
 _GLYPH = {"regressed": "✗", "fixed": "✓", "changed": "~", "new": "+", "removed": "-"}
 
 
-def _fmt(v, name: str = "") -> str:
+def _fmt(v: float | None, name: str = "") -> str:
     if v is None:
         return "–"
     if name == "tokens" or isinstance(v, int):
@@ -232,7 +233,7 @@ def _fmt(v, name: str = "") -> str:
     return f"{v:.3f}"
 
 
-def _fmt_delta(d, name: str) -> str:
+def _fmt_delta(d: float | None, name: str) -> str:
     if d is None:
         return "–"
     if d == 0:

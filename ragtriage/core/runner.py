@@ -12,8 +12,8 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeGuard
 
 from . import secrets
 from .systems import CaseError
@@ -21,9 +21,32 @@ from .systems import CaseError
 if TYPE_CHECKING:
     from rich.progress import Progress as Bar
 
+    from .schema import Case
+
 BACKOFF = 0.5  # seconds before the first retry; doubles each time, capped at 8
 RETRY_AFTER_MAX = 30.0  # a server's Retry-After is honoured up to this many seconds
 CAUSE_MAX = 500  # characters of an error kept in the run file
+
+Result = dict[str, Any]  # a system's answer to one case (formats.md §3), or {"error": cause}
+OnDone = Callable[["Case", Result], None]
+
+
+class System(Protocol):
+    """What the runner asks of a system (the classes of :mod:`.systems`)."""
+
+    async def ask(self, case: Case, k: int) -> Mapping[str, Any]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class LocalSystem(Protocol):
+    """A system that answers synchronously (``builtin``, ``results:``)."""
+
+    def ask_sync(self, case: Case, k: int) -> Result: ...
+
+
+def _is_local(system: object) -> TypeGuard[LocalSystem]:
+    return hasattr(system, "ask_sync")
 
 
 class Progress:
@@ -32,8 +55,13 @@ class Progress:
     run of a few seconds stays silent in CI logs); nothing when ``enabled`` is false."""
 
     def __init__(
-        self, total: int, label: str = "cases", enabled: bool = True, stream=None, min_interval: float = 2.0
-    ):
+        self,
+        total: int,
+        label: str = "cases",
+        enabled: bool = True,
+        stream: TextIO | None = None,
+        min_interval: float = 2.0,
+    ) -> None:
         self.total = total
         self.done = 0
         self.label = label
@@ -53,7 +81,7 @@ class Progress:
         """The smallest count ``done`` with ``100 * done // total >= pct``."""
         return -(-pct * self.total // 100)
 
-    def __enter__(self):
+    def __enter__(self) -> Progress:
         if self.tty:
             from rich.console import Console
             from rich.progress import (
@@ -105,7 +133,7 @@ class Progress:
             self._next_pct = (pct // 10 + 1) * 10
             self._quiet_until = self._first_done_at(self._next_pct)
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
             self._bar.stop()
         elif (
@@ -150,14 +178,14 @@ def _cause(e: BaseException, timeout: float) -> str:
 def retry_delay(e: BaseException, attempt: int, backoff: float) -> float:
     """Seconds before try ``attempt + 2``: the back-off, or longer when the server asked
     (``Retry-After``, honoured up to :data:`RETRY_AFTER_MAX`)."""
-    delay = min(backoff * (2**attempt), 8.0)
+    delay: float = min(backoff * (2**attempt), 8.0)
     asked = getattr(e, "retry_after", None)
     if isinstance(asked, (int, float)) and asked == asked and asked > delay:
         delay = min(float(asked), RETRY_AFTER_MAX)
     return delay
 
 
-def _tidy(res: dict) -> dict:
+def _tidy(res: Result) -> Result:
     """A system's own ``error`` made safe like any cause; its answer without secrets."""
     err = res.get("error")
     if type(err) is str:
@@ -169,8 +197,8 @@ def _tidy(res: dict) -> dict:
 
 
 async def ask_with_retries(
-    system, case, k: int, *, timeout: float, retries: int, backoff: float | None = None
-) -> dict:
+    system: System, case: Case, k: int, *, timeout: float, retries: int, backoff: float | None = None
+) -> Result:
     """The system's result for one case, or ``{"error": cause}`` after the last try."""
     import asyncio
 
@@ -198,10 +226,10 @@ async def ask_with_retries(
 
 
 async def run_async(
-    system,
-    cases: Sequence,
+    system: System,
+    cases: Sequence[Case],
     k: int,
-    on_done: Callable[[object, dict], None],
+    on_done: OnDone,
     *,
     concurrency: int = 8,
     timeout: float = 60.0,
@@ -215,7 +243,7 @@ async def run_async(
     queue = iter(cases)
     done = 0
 
-    async def worker():
+    async def worker() -> None:
         nonlocal done
         for case in queue:
             if cancel is not None and cancel.is_set():
@@ -237,7 +265,14 @@ async def run_async(
     return done
 
 
-def run_sync(system, cases: Sequence, k: int, on_done, *, cancel: threading.Event | None = None) -> int:
+def run_sync(
+    system: LocalSystem,
+    cases: Sequence[Case],
+    k: int,
+    on_done: OnDone,
+    *,
+    cancel: threading.Event | None = None,
+) -> int:
     """Local systems: no event loop, no timeout (nothing to wait on)."""
     done = 0
     for case in cases:
@@ -253,10 +288,10 @@ def run_sync(system, cases: Sequence, k: int, on_done, *, cancel: threading.Even
 
 
 def run_cases(
-    system,
-    cases: Sequence,
+    system: System,
+    cases: Sequence[Case],
     k: int,
-    on_done,
+    on_done: OnDone,
     *,
     concurrency: int = 8,
     timeout: float = 60.0,
@@ -266,7 +301,7 @@ def run_cases(
 ) -> int:
     """Run every case through ``system``; KeyboardInterrupt propagates after the
     finished cases were handed to ``on_done``."""
-    if hasattr(system, "ask_sync"):
+    if _is_local(system):
         return run_sync(system, cases, k, on_done, cancel=cancel)
     from . import aio  # only for systems that answer over the network or asynchronously
 

@@ -8,7 +8,7 @@ answer stored in the run file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -17,12 +17,13 @@ from .docrank import doc_metrics
 from .gold import Gold, case_doc_ranking, quote_gold
 from .grounding import cited_ids, decline_phrases, ground, is_abstention, is_correct
 from .metrics import retrieval
+from .quotes import CaseGold
 from .records import CaseRecord, Computed
 
 # after ``rr``, for a case with document gold (``expected_docs``) only: docrank.DOC_FIELDS
 _Out = TypeVar("_Out", Computed, CaseRecord)  # the computed fields alone, or in a whole record
 #: (rank, hit, precision, recall, rr) of one case, as :func:`.metrics.retrieval` gives them
-Retrieved = tuple[int, Any, float, Any, Any]
+Retrieved = tuple[int, bool | None, float, float | None, float | None]
 
 COMPUTED_FIELDS = (
     "rank",
@@ -82,7 +83,7 @@ def external_verdict(result: Mapping[str, Any]) -> bool | None:
     return v if isinstance(v, bool) else None
 
 
-def _phrases(settings) -> tuple[str, ...]:
+def _phrases(settings: object) -> tuple[str, ...]:
     language = getattr(settings, "language", None)
     decline = getattr(settings, "decline", None)
     try:
@@ -92,7 +93,7 @@ def _phrases(settings) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=64)
-def _phrases_cached(language, decline) -> tuple[str, ...]:
+def _phrases_cached(language: str | None, decline: Iterable[str] | None) -> tuple[str, ...]:
     return decline_phrases(language, decline)
 
 
@@ -146,7 +147,8 @@ def _retrieval_fields(
     out["precision"] = ret["precision"]
     out["recall"] = ret["recall"]
     out["rr"] = ret["rr"]
-    return ret["hit"]
+    got: bool | None = ret["hit"]
+    return got
 
 
 def _found(
@@ -166,9 +168,9 @@ def _found(
         retrieved = None  # computed from `expected` alone: not this case's gold
     hit = _retrieval_fields(out, ranking, expected, expect, k, by_docs, retrieved)
     scored_docs = bool(_docs_of(case)) and docs is not None
-    if scored_docs:
-        dm = doc_metrics(docs, _docs_of(case), k, case.expect)  # type: ignore[arg-type]
-        out.update(dm)  # type: ignore[typeddict-item]
+    if scored_docs and docs is not None:
+        dm = doc_metrics(docs, _docs_of(case), k, case.expect)
+        out.update(dm)  # type: ignore[typeddict-item]  # dm: the doc_* keys of Computed, as a plain dict
         if not expected:  # no chunk gold: the document decides what was found
             hit = dm["doc_hit"]
     return hit, scored_docs
@@ -214,7 +216,7 @@ def _score(
         why, cited = ground(
             answer,
             prompt_ids,
-            chunk_text_lookup if known is None else chunk_text_lookup.text,  # type: ignore[attr-defined]
+            chunk_text_lookup if known is None else chunk_text_lookup.text,  # type: ignore[attr-defined]  # has .known: a ChunkText
             getattr(settings, "language", None),
             phrases,
             abstained,
@@ -274,7 +276,9 @@ def _docs_of(case: Any) -> tuple[str, ...]:
     return getattr(case, "expected_docs", ())
 
 
-def _chunk_gold(case: Any, result: Mapping[str, Any], gold: Gold | None):
+def _chunk_gold(
+    case: Any, result: Mapping[str, Any], gold: Gold | None
+) -> tuple[tuple[str, ...], str, CaseGold | None]:
     """(chunk ids, expect, the quotes' resolution or None) a case is scored on: its own
     ``expected``, else its quotes when every one resolved (quotes.md rule), else none."""
     qg = quote_gold(case, gold, result)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any, TextIO
 from urllib.parse import unquote, urlsplit
 
 MASK = "***"
@@ -135,7 +136,7 @@ class _RedactingStream:
     for data a command prints on purpose (an export to stdout, a progress bar's own
     escapes): redacted, not altered."""
 
-    def __init__(self, stream, show=None):
+    def __init__(self, stream: TextIO, show: Callable[[str], str] | None = None) -> None:
         self._stream = stream
         self._show = show
 
@@ -146,7 +147,7 @@ class _RedactingStream:
         self._stream.write(out)
         return len(text)
 
-    def writelines(self, lines) -> None:
+    def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
             self.write(line)
 
@@ -154,12 +155,12 @@ class _RedactingStream:
     def data(self) -> _RedactingStream:
         return _RedactingStream(self._stream) if self._show is not None else self
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:  # the wrapped stream's own, whatever it is
         return getattr(self._stream, name)
 
 
 @contextmanager
-def redacting_streams(show=None) -> Iterator[None]:
+def redacting_streams(show: Callable[[str], str] | None = None) -> Iterator[None]:
     """While inside, ``sys.stdout`` and ``sys.stderr`` redact every secret written (and
     pass it through ``show`` when given)."""
     import sys
@@ -172,6 +173,6 @@ def redacting_streams(show=None) -> Iterator[None]:
         sys.stdout, sys.stderr = out, err
 
 
-def data_stream(stream):
+def data_stream(stream: TextIO) -> TextIO:
     """``stream`` for data printed on purpose (not shown visibly; still redacted)."""
     return getattr(stream, "data", stream)

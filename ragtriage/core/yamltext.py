@@ -31,6 +31,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 import yaml
 from ruamel.yaml.emitter import Emitter
@@ -39,6 +40,14 @@ try:  # libyaml: ~20x faster composing; offsets are the same
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - wheels ship libyaml
     from yaml import SafeLoader as _Loader
+
+if TYPE_CHECKING:  # PyYAML ships no types: to mypy its loader is a plain class
+
+    class _LoaderBase:
+        def __init__(self, stream: str) -> None: ...
+
+else:
+    _LoaderBase = _Loader
 
 ScalarNode = yaml.ScalarNode
 SequenceNode = yaml.SequenceNode
@@ -80,12 +89,12 @@ _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_BAD = set(",[]{}")
 
 
-class _FastLoader(_Loader):
+class _FastLoader(_LoaderBase):
     """Composes without resolving implicit tags: ragtriage reads scalars itself
     (YAML 1.2 rules, :func:`scalar_value`), so the 1.1 resolver's regexes on every
     scalar would be wasted work. Explicit tags are kept as written."""
 
-    def resolve(self, kind, value, implicit):
+    def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode:
             return _STR
         return _SEQ if kind is SequenceNode else _MAP
@@ -95,8 +104,8 @@ _STR, _SEQ, _MAP = _STD + "str", _STD + "seq", _STD + "map"
 _TAG_HINT = re.compile(r"(?:^|[\s\[{,])!")
 
 
-def compose(text: str):
-    """Compose one YAML document into nodes (raises yaml.YAMLError)."""
+def compose(text: str) -> Any:
+    """Compose one YAML document into nodes (raises yaml.YAMLError); PyYAML's nodes are untyped."""
     return yaml.compose(text, Loader=_FastLoader)
 
 
@@ -124,8 +133,21 @@ def may_have_tags(text: str) -> bool:
     return _TAG_HINT.search(text) is not None
 
 
-def is_plain(node) -> bool:
+def is_plain(node: Scalar) -> bool:
     return node.style in (None, "")
+
+
+class Scalar(Protocol):
+    """What is read of a PyYAML scalar node (PyYAML ships no types)."""
+
+    @property
+    def value(self) -> str: ...
+    @property
+    def style(self) -> str | None: ...
+
+
+# a scalar's value under YAML 1.2 core rules
+ScalarValue: TypeAlias = str | int | float | bool | None
 
 
 MAX_DIGITS = 4300  # Python's limit for converting decimal text to int
@@ -135,7 +157,7 @@ class NumberTooLong(ValueError):
     """A decimal integer longer than :data:`MAX_DIGITS` digits."""
 
 
-def scalar_value(node):
+def scalar_value(node: Scalar) -> ScalarValue:
     """The value of a scalar node under YAML 1.2 core rules."""
     v = node.value
     if not is_plain(node):
@@ -164,7 +186,7 @@ def scalar_value(node):
     return v
 
 
-def plain_text(node) -> str | None:
+def plain_text(node: Scalar) -> str | None:
     """A scalar read as text: plain scalars keep their literal spelling (``id: 123``
     is the string ``"123"``); null spellings give None."""
     if is_plain(node) and node.value in _NULL:
@@ -172,17 +194,18 @@ def plain_text(node) -> str | None:
     return node.value
 
 
-def bad_tag(node) -> str | None:
+def bad_tag(node: Any) -> str | None:
     """The explicit tag of a node if it is not plain data, else None (walks the tree)."""
-    stack = [node]
+    stack: list[Any] = [node]
     seen = set()
     while stack:
         n = stack.pop()
         if id(n) in seen:
             continue
         seen.add(id(n))
-        if n.tag not in ALLOWED_TAGS:
-            return n.tag.replace(_STD, "!!")
+        tag: str = n.tag
+        if tag not in ALLOWED_TAGS:
+            return tag.replace(_STD, "!!")
         if isinstance(n, SequenceNode):
             stack.extend(n.value)
         elif isinstance(n, MappingNode):
@@ -326,7 +349,7 @@ def render_flow_list(
     values: Sequence[object], old_items: Sequence[tuple[object, str]] | None = None, spaced: bool = False
 ) -> str:
     """``[a, b]``; items whose value is unchanged keep their original spelling."""
-    pool: dict = {}
+    pool: dict[object, list[str]] = {}
     for v, src in old_items or ():
         pool.setdefault(v, []).append(src)
     parts = []

@@ -67,3 +67,24 @@ async def test_wide_table_keeps_the_question_at_two_fifths(shop, width):
         total = w["_total"]
         assert w["question"] >= total * 2 // 5 - 1
         assert w["reason"] == 24
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_the_detail_text_is_laid_out_at_its_height_after_every_change(shop, size):
+    """The detail's text asks for a layout only when its height changes: after moving over
+    every case and flagging one (a longer text) and back, it is exactly as tall as its text."""
+    from ragtriage.tui.widgets.case_detail import DetailText
+
+    app = make_app(shop, recovery=False)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        text = app.screen.query_one(DetailText)
+        heights = set()
+        for key in ["j"] * len(app.session.doc.cases) + ["g", "u", "ctrl+z", "u"]:
+            await pilot.press(key)
+            await settle(app, pilot)
+            region = text.content_region
+            want = text.get_content_height(region.size, app.size, region.width)
+            assert region.height == want, (key, region.height, want)
+            heights.add(want)
+        assert len(heights) > 2  # the texts differed in height, so the layout was exercised

@@ -19,7 +19,7 @@ import os
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
@@ -59,7 +59,10 @@ def cache_path(digest: str) -> Path:
     return cache_dir() / f"ts-{digest}.bin"
 
 
-def trusted_maker(model: type[BaseModel]) -> Callable[[dict], Any]:
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def trusted_maker(model: type[_M]) -> Callable[[dict[str, Any]], _M]:
     """``make(data)``: the same model as ``model.model_construct(**data)`` for data
     that passed validation (the reopen cache), about 6x faster at 100k cases: the
     field defaults are resolved once, not per case. Falls back to
@@ -72,7 +75,7 @@ def trusted_maker(model: type[BaseModel]) -> Callable[[dict], Any]:
         and model.model_config.get("extra") != "allow"
         and all(f.alias is None and f.validation_alias is None for f in fields.values())
     )
-    template: dict = {}
+    template: dict[str, Any] = {}
     required = set()
     for name, f in fields.items():
         if f.is_required():
@@ -90,9 +93,9 @@ def trusted_maker(model: type[BaseModel]) -> Callable[[dict], Any]:
     setattr_ = object.__setattr__
     # One fields-set per combination of keys, shared by the models that have it (~700
     # bytes a case otherwise). Frozen models never change it; pydantic's copies copy it.
-    shared: dict[tuple, set] = {}
+    shared: dict[tuple[str, ...], set[str]] = {}
 
-    def make(d: dict) -> Any:
+    def make(d: dict[str, Any]) -> _M:
         keys = d.keys()
         if not (keys >= required and keys <= names):
             return construct(**d)
@@ -117,7 +120,7 @@ class Cached(NamedTuple):
 
     bom: bool
     crlf: bool
-    raw_settings: dict
+    raw_settings: dict[str, Any]
     settings: Settings
     list_style: str
     regions: list[Region]

@@ -38,7 +38,7 @@ from . import labels as _labels
 from . import ondisk as _ondisk
 from . import regions as _regions
 from . import saving as _saving
-from .reader import LIST_FIELDS, Reader, decode, error_message, size_problem, suggest
+from .reader import LIST_FIELDS, RawSettings, Reader, decode, error_message, size_problem, suggest
 from .regions import Coll, Item, Region
 from .render import UnwritableText, check_entry, edit_entry, render_case, render_label, surrogate_problems
 
@@ -71,7 +71,7 @@ class TestSetDocument:
         self._index: dict[str, int] = {}
         self._index_shared = False  # a snapshot holds this dict too: copy it before a change in place
         self._label_pos: dict[str, int] | None = None
-        self._raw_settings: dict = {}
+        self._raw_settings: RawSettings = {}
         self.settings = Settings()
         self._cases_tuple: tuple[Case, ...] | None = None
         self._labels_dict: dict[str, Label] | None = None
@@ -175,7 +175,7 @@ class TestSetDocument:
         self._list_style = r.list_style
 
     def _take(
-        self, regions: list[Region], cases: Coll, labels: Coll, raw_settings: dict, settings: Settings
+        self, regions: list[Region], cases: Coll, labels: Coll, raw_settings: RawSettings, settings: Settings
     ) -> None:
         self._regions, self._cases, self._labels = regions, cases, labels
         self._raw_settings, self.settings = raw_settings, settings
@@ -409,7 +409,7 @@ class TestSetDocument:
             if key not in CASE_FIELDS:
                 raise self._problem("unknown field" + suggest(key, CASE_FIELDS), case=case_id, field=key)
 
-    def _validated(self, data: dict, case_id: str | None = None, line: int | None = None) -> Case:
+    def _validated(self, data: dict[str, Any], case_id: str | None = None, line: int | None = None) -> Case:
         bad = surrogate_problems(str(self.path), data.items(), case=case_id, line=line)
         if bad:
             raise UnwritableText(bad)
@@ -427,7 +427,7 @@ class TestSetDocument:
             raise TestSetError(probs) from None
 
     @staticmethod
-    def _normal(data: Mapping[str, Any]) -> dict:
+    def _normal(data: Mapping[str, Any]) -> dict[str, Any]:
         out = {}
         for k, v in data.items():
             if v is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import gc
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeAlias
 
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
@@ -34,6 +34,13 @@ from .regions import (
 LIST_FIELDS = {"expected", "expected_docs", "evidence", "must_contain", "tags"}
 TEXT_FIELDS = {"id", "question", "topic", "answer", "notes", "expect"}
 BOOL_FIELDS = {"unanswerable"}
+
+# a case's or label's keys -> (key node, value node); PyYAML's nodes are untyped
+Fields: TypeAlias = dict[str, tuple[Any, Any]]
+# one entry of a collection: (start index, content end index, key, data, line)
+Entry: TypeAlias = tuple[int, int, str, dict[str, Any], int]
+# the settings as written (top-level keys -> plain data), before validation
+RawSettings: TypeAlias = dict[str, Any]
 LABEL_TEXT_FIELDS = ("sha", "text", "doc", "when", "corpus")
 
 _MESSAGES = {
@@ -162,10 +169,10 @@ def case_value(key: str, v: Any) -> tuple[Any, str | None]:
     return yt.plain_text(v), None
 
 
-def read_case_node(item: Any, name: str) -> tuple[dict, dict, list[Problem]]:
+def read_case_node(item: Any, name: str) -> tuple[dict[str, Any], Fields, list[Problem]]:
     """(data, {key: (key node, value node)}, problems) of one case's mapping node."""
-    data: dict = {}
-    fields: dict = {}
+    data: dict[str, Any] = {}
+    fields: Fields = {}
     probs: list[Problem] = []
     cid = None
     for k, v in item.value:
@@ -206,7 +213,7 @@ class Reader:
         self.cases = Coll("cases")
         self.labels = Coll("labels")
         self.regions: list[Region] = []
-        self.raw_settings: dict = {}
+        self.raw_settings: RawSettings = {}
         self.settings = Settings()
         self.list_style = "flow"
 
@@ -393,7 +400,7 @@ class Reader:
         return mapping, None
 
     @staticmethod
-    def _entries(text: str, coll: Coll, entries: list[tuple[int, int, str, dict, int]], floor0: int) -> None:
+    def _entries(text: str, coll: Coll, entries: list[Entry], floor0: int) -> None:
         """Cut the collection's entries into item texts and gaps.
         ``entries``: list of (start_index, content_end_index, key, data, line)."""
         col = coll.col
@@ -458,7 +465,7 @@ class Reader:
             return
         if not vn.value:
             return
-        entries: list[tuple[int, int, str, dict, int]] = []
+        entries: list[Entry] = []
         first_lines: dict[str, int] = {}
         raws = []
         styles = {True: 0, False: 0}  # flow lists vs block lists in the file
@@ -500,7 +507,9 @@ class Reader:
         for it, m in zip(coll.items, models):
             it.model = m
 
-    def _validate_raws(self, raws: list[tuple[dict, dict, int]], problems: list[Problem]) -> list[Case]:
+    def _validate_raws(
+        self, raws: list[tuple[dict[str, Any], Fields, int]], problems: list[Problem]
+    ) -> list[Case]:
         name = self.name
         models = []
         for data, fields, line in raws:
@@ -512,7 +521,7 @@ class Reader:
                     field = str(err["loc"][0]) if err["loc"] else None
                     if field is None and "unanswerable" in str(err.get("msg", "")):
                         field = "unanswerable"
-                    fl = fields.get(field)
+                    fl = fields.get(field) if field is not None else None
                     at = fl[1].start_mark.line + 1 if fl else line
                     problems.append(Problem(name, at, error_message(err), case=cid, field=field))
         return models

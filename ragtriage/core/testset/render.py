@@ -13,7 +13,7 @@ from typing import Any
 from .. import yamltext as yt
 from ..errors import Problem, TestSetError
 from ..schema import CASE_FIELDS
-from .reader import LIST_FIELDS, read_case_node
+from .reader import LIST_FIELDS, Fields, read_case_node
 from .regions import Coll, Item, content_end, find_dash, indent_of, line_end, line_start
 
 
@@ -79,7 +79,7 @@ def value_text(
     return " " + yt.render_scalar(value, style)
 
 
-def render_case(data: dict, coll: Coll, list_style: str) -> str:
+def render_case(data: dict[str, Any], coll: Coll, list_style: str) -> str:
     pad = " " * coll.col
     kpad = " " * coll.key_col
     first = True
@@ -97,7 +97,7 @@ def render_case(data: dict, coll: Coll, list_style: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_label(chunk_id: str, data: dict, coll: Coll) -> str:
+def render_label(chunk_id: str, data: dict[str, Any], coll: Coll) -> str:
     pad = " " * coll.col
     kpad = " " * coll.key_col
     lines = [f"{pad}{yt.render_scalar(chunk_id)}:"]
@@ -109,7 +109,7 @@ def render_label(chunk_id: str, data: dict, coll: Coll) -> str:
 
 
 def _insert_edit(
-    text: str, node: Any, fields: dict, keys_in_order: list[str], key: str, new: Any, ctx: tuple
+    text: str, node: Any, fields: Fields, keys_in_order: list[str], key: str, new: Any, ctx: tuple[int, str]
 ) -> Edit:
     """Insert ``key`` after the last present field that comes before it in the canonical order."""
     key_col, list_style = ctx
@@ -129,7 +129,9 @@ def _insert_edit(
     return (at, at, line, order)
 
 
-def edit_entry(text: str, data: dict, changed: list[str], coll: Coll, list_style: str, name: str) -> str:
+def edit_entry(
+    text: str, data: dict[str, Any], changed: list[str], coll: Coll, list_style: str, name: str
+) -> str:
     """Splice the changed fields of one case into its text."""
     root = yt.compose(text)
     node = root.value[0]
@@ -189,7 +191,7 @@ def _keep_comment(text: str, edit: tuple[int, int, str]) -> tuple[int, int, str]
     return (s, eol, head + tail + "\n" + rest)
 
 
-def _reblock(text: str, node: Any, data: dict, list_style: str) -> str:
+def _reblock(text: str, node: Any, data: dict[str, Any], list_style: str) -> str:
     """A case written as a flow mapping (``- {id: a, …}``), edited: written again as a
     block entry at the same place; its comment lines above and its trailing comment stay."""
     dash = find_dash(text, node.start_mark.index)
@@ -249,7 +251,7 @@ def replace_value(
         return (colon + 1, end, " []")
     first_dash = find_dash(text, vn.value[0].start_mark.index)
     dash_col = first_dash - line_start(text, first_dash)
-    pool: dict = {}
+    pool: dict[str | None, list[str]] = {}
     for it in vn.value:
         d = find_dash(text, it.start_mark.index)
         le = text.find("\n", it.end_mark.index)

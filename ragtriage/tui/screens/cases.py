@@ -302,7 +302,10 @@ leaves a recovery file the next start offers to restore.
             parts.append("saving…")
         elif app.loaded and app.session.unsaved:
             parts.append("● unsaved")
-        self.query_one("#status", Static).update(plain(" · ".join(shown_line(p) for p in parts)))
+        # one line of fixed height and width (app.tcss): no layout of the whole screen
+        self.query_one("#status", Static).update(
+            plain(" · ".join(shown_line(p) for p in parts)), layout=False
+        )
 
     def _show_detail(self, case_id: str | None) -> None:
         app = self.rt

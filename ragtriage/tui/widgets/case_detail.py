@@ -115,6 +115,26 @@ def _expected_chunks(
             t.append(f"  {corpus_note or 'corpus not loaded'}\n", style="dim italic")
 
 
+class DetailText(Static):
+    """The detail's text: a new text lays the screen out again only when its height changes.
+
+    ``Static.update`` always asks for a layout, which makes Textual reflow and repaint every
+    widget of the screen (the table's 40 rows, its scrollbar, the footer): most of a key's
+    time on the Cases screen. Moving between cases or flagging one mostly keeps the height,
+    measured here by Textual's own ``get_content_height`` at the width the text has now."""
+
+    def update(self, content: Any = "", *, layout: bool = True) -> None:
+        region = self.content_region
+        super().update(content, layout=False)
+        if not layout:
+            return
+        if (
+            not region.width
+            or self.get_content_height(region.size, self.app.size, region.width) != region.height
+        ):
+            self.refresh(layout=True)
+
+
 class CaseDetail(VerticalScroll):
     """The selected case in full. Focusable (``tab`` from the table) so ``↑``/``↓``/``pgup``/
     ``pgdn``/``home``/``end`` scroll it: at 80×24 a case with long chunks does not fit.
@@ -125,10 +145,10 @@ class CaseDetail(VerticalScroll):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="detail-text")
+        yield DetailText("", id="detail-text")
 
     def show(self, text: Text | str) -> None:
-        self.query_one("#detail-text", Static).update(
+        self.query_one("#detail-text", DetailText).update(
             shown_text(text) if isinstance(text, Text) else plain(text)
         )
         self.scroll_home(animate=False)
