@@ -277,12 +277,12 @@ class TriageState:
         i = self.pos.get(case_id)
         if i is None:
             return None
-        reason = self.records[i].get("reason") or ""
+        group = group_of(self.records[i])  # "judge disagrees" lists a case apart from its reason
         order = self.order
-        if reason not in order:
+        if group not in order:
             return None
-        members = self.groups[reason]
-        return self._starts()[order.index(reason)] + 1 + bisect.bisect_left(members, i)
+        members = self.groups[group]
+        return self._starts()[order.index(group)] + 1 + bisect.bisect_left(members, i)
 
     def _changed(self, regroup: bool) -> None:
         self.version += 1

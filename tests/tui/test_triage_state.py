@@ -225,3 +225,19 @@ def test_retrieval_sweep_equals_the_metrics_at_every_k(shop_run):
     )
     for k, hit in retrieval_sweep(recs, range(1, 6)):
         assert hit == pytest.approx(mean_or_none(at_k(pos, k)["hit"], pos.n_gold > 0))
+
+
+def test_a_case_the_judge_disputes_is_found_on_its_own_line():
+    """move_to / line_of a case listed under "judge disagrees" (not its reason): the line
+    holds that case, not the one that happens to sit there in its reason's group."""
+    records = _records(["wrong-answer"] * 5)
+    for i in (1, 3):  # the judge says supported where the check said not
+        records[i].update(supported=False, correct=False, judge={"supported": True, "correct": False})
+    for i in (0, 2, 4):
+        records[i].update(supported=False, correct=False, judge={"supported": False, "correct": False})
+    state = TriageState(records)
+    assert state.order == ["judge disagrees", "wrong-answer"]
+    lines = state.lines()
+    for rec in state.records:
+        at = state.line_of(rec["id"])
+        assert at is not None and state.records[lines[at][1]]["id"] == rec["id"], rec["id"]
