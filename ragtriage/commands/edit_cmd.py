@@ -65,9 +65,10 @@ def main(args) -> int:
             return Exit.OK
         made = True
     from ..core.files import require_bounded
-    from ..tui.session import RECOVERY_MAX, recovery_path
+    from ..tui.session import RECOVERY_MAX, window_files
 
-    require_bounded(recovery_path(path), RECOVERY_MAX, "recovery file")  # not a FIFO, not /dev/zero
+    for recovery in window_files(path):  # every window's, and an older version's
+        require_bounded(recovery, RECOVERY_MAX, "recovery file")  # not a FIFO, not /dev/zero
     if getattr(args, "run", None):
         from ..tui.triage_state import SIDECAR_MAX, sidecar_path
 

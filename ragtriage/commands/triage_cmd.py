@@ -19,11 +19,12 @@ def _own_files(run: Path, testset: Path) -> None:
     of a sane size, said here (exit 2) rather than the app hanging on a FIFO or reading
     /dev/zero."""
     from ..core.files import require_bounded
-    from ..tui.session import RECOVERY_MAX, recovery_path
+    from ..tui.session import RECOVERY_MAX, window_files
     from ..tui.triage_state import SIDECAR_MAX, sidecar_path
 
     require_bounded(sidecar_path(run), SIDECAR_MAX, "triage sidecar")
-    require_bounded(recovery_path(testset), RECOVERY_MAX, "recovery file")
+    for recovery in window_files(testset):  # every window's, and an older version's
+        require_bounded(recovery, RECOVERY_MAX, "recovery file")
 
 
 def main(args) -> int:

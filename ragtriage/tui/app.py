@@ -86,6 +86,8 @@ class RagtriageApp(SavingApp):
 
     def on_unmount(self) -> None:
         self.release_terminal_signals()
+        if self._session is not None:  # the window ends: its recovery file is the next one's to offer
+            self._session.release_recovery()
 
     # -- navigation: screens never import each other ---------------------------------------
     def open_editor(self, case_id: str | None, after: str | None = None) -> None:

@@ -143,7 +143,11 @@ class SavingApp(AppBase):
 
     @on(Reloaded)
     def _reloaded(self, event: Reloaded) -> None:
-        session = self._session = Session(event.doc, recovery=self.recovery_enabled)
+        old = self._session
+        owner = old.recovery if old is not None else None  # the window keeps its own file
+        session = self._session = Session(event.doc, recovery=self.recovery_enabled, owner=owner)
+        if old is not None:
+            session.typing.update(old.typing)  # what a form holds unapplied is still held
         applied, problems = session.replay(Recovery(session.recovery_file, event.ops))
         msg = f"reloaded from disk; re-applied {applied} edit{'s' * (applied != 1)}"
         if problems:

@@ -40,7 +40,7 @@ from .messages import (
     SystemAnswered,
 )
 from .run_session import RunEnded, RunEvent, RunLoadFailed, RunNotice, RunSession
-from .session import Recovery, Session, find_recovery
+from .session import Recovery, Session, find_recoveries
 from .shown import shown, shown_line
 from .stale_state import StaleJob, StaleTracker
 
@@ -166,7 +166,7 @@ class AppBase(App[int]):
         file at once), then leave through the app's own exit, which stops the driver: the
         alternate screen and mouse reporting are switched off. Exit code 128 + signal."""
         if self.loaded and not self.closing:
-            self._commit_screens()
+            self._commit_screens()  # a form with an error logs what it holds instead
         self.closing = True
         self.exit(128 + signum, return_code=128 + signum)
 
@@ -302,11 +302,11 @@ class AppBase(App[int]):
 
         if why := unsaveable(doc.path):  # a read-only file system: said on opening, not at the first save
             self.notify(f"{doc.path.name} {why}", severity="warning", timeout=15, markup=False)
-        recovery = find_recovery(doc.path) if self.recovery_enabled else None
-        if recovery is not None and recovery.described():
-            self._offer_recovery(recovery)
-        elif recovery is not None:  # edits all undone: it would restore nothing
-            self.session.discard_recovery()
+        found = find_recoveries(doc.path) if self.recovery_enabled else []
+        for recovery in found:
+            if not recovery.described():  # edits all undone: it would restore nothing
+                recovery.discard()
+        self._offer_recoveries([r for r in found if r.described()])
         if self.corpus_path is not None:
             self.load_corpus()
 
@@ -320,23 +320,40 @@ class AppBase(App[int]):
                 timeout=10,
             )
 
-    def _offer_recovery(self, recovery: Recovery) -> None:
+    def _offer_recoveries(self, offered: list[Recovery], shown: int = 0) -> None:
+        """Ask about each recovery file a window that is gone left (newest first, one
+        question each). Each stays locked by this window until answered: restored (its
+        edits logged to this window's own file first, then it is removed), discarded, or
+        left for next time (escape)."""
+        if not offered:
+            return
+        recovery, rest = offered[0], offered[1:]
+        total = shown + len(offered)
+
         def answered(value: str | None) -> None:
             if value == "restore":
                 applied, problems = self.session.replay(recovery)
+                recovery.discard()  # its edits are in this window's file now
                 msg = f"restored {applied} edit{'s' * (applied != 1)} (not saved yet: ctrl+s)"
                 if problems:
                     msg += f"; {len(problems)} could not be applied: " + "; ".join(problems[:3])
                 self.notify(msg, severity="warning" if problems else "information")
                 self.after_change(EVERYTHING)
             elif value == "discard":
-                self.session.discard_recovery()
+                recovery.discard()
                 self.notify("earlier unsaved edits discarded")
-            # None (escape): leave the file for next time
+            else:  # escape: leave the file for next time
+                recovery.release()
+            self._offer_recoveries(rest, shown + 1)
 
-        self.push_screen(
-            recovery_question(len(recovery), recovery.base_changed, recovery.described()), answered
+        question = recovery_question(
+            len(recovery),
+            recovery.base_changed,
+            recovery.described(),
+            source=recovery.source(),
+            which=(shown + 1, total),
         )
+        self.push_screen(question, answered)
 
     @work(thread=True, exclusive=True, group="corpus", exit_on_error=False)
     def load_corpus(self) -> None:

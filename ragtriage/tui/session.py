@@ -3,7 +3,7 @@
 Pure logic (no Textual): every change the app makes goes through
 :meth:`Session.apply` with an edit value (:mod:`ragtriage.tui.edits`), which
 calls the test-set document, appends the edit to the log and rewrites the
-recovery file next to the test set (``.ragtriage-recovery-<name>.json``). Each
+recovery file of this window beside the test set (:mod:`.recovery`). Each
 step answers with a :class:`~ragtriage.tui.edits.Change` — the cases and labels
 it touched — and an undo or a redo answers with the change of the step it takes
 back, so nothing downstream ever has to look at every case.
@@ -17,120 +17,42 @@ on the disk and an edit made during the save is kept, unsaved.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import InputError
-from ..core.files import read_bounded
 from ..core.testset.savecopy import copy_for_save, saved_from, unsaved, version
 from .edits import AddCase, Change, Edit, describe, edit_from_record, expected_of
+from .recovery import (
+    LOGGED,
+    RECOVERY_MAX,
+    RECOVERY_VERSION,
+    Recovery,
+    RecoveryFile,
+    file_digest,
+    find_recoveries,
+    find_recovery,
+    recovery_path,
+    window_files,
+)
+
+__all__ = [
+    "LOGGED",
+    "RECOVERY_MAX",
+    "RECOVERY_VERSION",
+    "Recovery",
+    "RecoveryFile",
+    "SaveJob",
+    "Session",
+    "find_recoveries",
+    "find_recovery",
+    "recovery_path",
+    "window_files",
+]
 
 if TYPE_CHECKING:
     from ..core.document import TestSetDocument
     from ..core.schema import Case
-
-RECOVERY_VERSION = 1
-LOGGED = ("update_case", "add_case", "remove_case", "move_case", "set_label", "point_corpus", "batch")
-RECOVERY_MAX = 64 << 20  # edits of a long session fit well within it
-
-
-def recovery_path(testset: Path | str) -> Path:
-    """Where the recovery file of ``testset`` lives (beside it, hidden)."""
-    p = Path(testset)
-    return p.with_name(f".ragtriage-recovery-{p.name}.json")
-
-
-def _file_digest(path: Path) -> str | None:
-    try:
-        return hashlib.blake2b(path.read_bytes(), digest_size=8).hexdigest()
-    except OSError:
-        return None
-
-
-@dataclass
-class Recovery:
-    """The pending edits found beside a test set (entries as :meth:`Edit.record` writes them)."""
-
-    path: Path
-    ops: list[dict]
-    base_digest: str | None = None
-    current_digest: str | None = None
-
-    @property
-    def base_changed(self) -> bool:
-        """The test set changed on disk after these edits were made."""
-        return self.base_digest != self.current_digest
-
-    def __len__(self) -> int:
-        return sum(1 for op in self.ops if op["op"] not in ("undo", "redo"))
-
-    def described(self, limit: int = 8) -> list[str]:
-        """What a restore would re-apply, in words, one line an edit (undone ones left out):
-        ``case precio-entrega: question, notes``."""
-        kept: list[dict] = []
-        undone: list[dict] = []
-        for op in self.ops:
-            if op["op"] == "undo":
-                if kept:
-                    undone.append(kept.pop())
-            elif op["op"] == "redo":
-                if undone:
-                    kept.append(undone.pop())
-            else:
-                kept.append(op)
-                undone.clear()
-        lines = [_describe_op(op) for op in kept[:limit]]
-        if len(kept) > limit:
-            lines.append(f"… and {len(kept) - limit} more")
-        return lines
-
-
-_OP_WORDS = {
-    "update_case": "changed",
-    "add_case": "added",
-    "remove_case": "deleted",
-    "move_case": "moved",
-    "set_label": "label of chunk",
-    "point_corpus": "corpus pointed to",
-    "batch": "several changes",
-}
-
-
-def _describe_op(op: dict) -> str:
-    args = op.get("args") or []
-    raw = op.get("kwargs")
-    kwargs: dict = raw if isinstance(raw, dict) else {}
-    name = op["op"]
-    words = _OP_WORDS.get(name, name)
-    if name == "update_case":
-        return f"case {args[0] if args else '?'}: {', '.join(kwargs) or 'no field'} {words}"
-    if name == "add_case":
-        return f"case {kwargs.get('id', '?')} {words}"
-    if name in ("remove_case", "move_case"):
-        return f"case {args[0] if args else '?'} {words}"
-    return f"{words} {args[0] if args else ''}".rstrip()
-
-
-def find_recovery(testset: Path | str) -> Recovery | None:
-    """The recovery file of ``testset`` if one with edits exists, else None."""
-    testset = Path(testset)
-    rp = recovery_path(testset)
-    try:
-        raw = read_bounded(rp, RECOVERY_MAX, "recovery file")  # never a FIFO, /dev/zero or huge
-        data = json.loads(raw) if raw else None
-    except (InputError, ValueError):
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("ops"), list) or not data["ops"]:
-        return None
-    ops = [op for op in data["ops"] if isinstance(op, dict) and op.get("op") in (*LOGGED, "undo", "redo")]
-    if not ops:
-        return None
-    return Recovery(rp, ops, data.get("base"), _file_digest(testset))
 
 
 @dataclass
@@ -159,12 +81,17 @@ class SaveJob:
 class Session:
     """A loaded document plus the log of edits made to it since the last save."""
 
-    def __init__(self, doc: TestSetDocument, *, recovery: bool = True) -> None:
+    def __init__(
+        self, doc: TestSetDocument, *, recovery: bool = True, owner: RecoveryFile | None = None
+    ) -> None:
         self.doc = doc
-        self.ops: list[dict] = []
+        self.ops: list[dict[str, Any]] = []
         self.recovery_enabled = recovery
-        self.recovery_file = recovery_path(doc.path)
-        self._base = _file_digest(Path(doc.path))
+        # this window's own recovery file (a reload keeps the window's: ``owner``)
+        self.recovery = owner if owner is not None else RecoveryFile(doc.path)
+        # what an open form holds and has not applied yet, by form (logged as it is typed)
+        self.typing: dict[str, dict[str, Any]] = {}
+        self._base = file_digest(Path(doc.path))
         self.generation = 0  # bumped on every change; views compare it to refresh
         self._done: list[Change] = []  # the change of each undo step, newest last
         self._undone: list[Change] = []
@@ -277,8 +204,8 @@ class Session:
         saved_from(self.doc, job.copy)
         # the edits logged before the save are on disk now; those made during it stay logged
         del self.ops[: job.logged]
-        self._base = _file_digest(Path(self.doc.path))
-        if self.ops and self.recovery_enabled:
+        self._base = file_digest(Path(self.doc.path))
+        if (self.ops or self.typing) and self.recovery_enabled:
             self._write_recovery()
         else:
             self.discard_recovery()
@@ -291,8 +218,15 @@ class Session:
         return job.recorded
 
     # -- recovery ----------------------------------------------------------------------
+    @property
+    def recovery_file(self) -> Path:
+        """This window's recovery file (written at the first edit, locked while it lives)."""
+        return self.recovery.path
+
     def replay(self, recovery: Recovery) -> tuple[int, list[str]]:
-        """Re-apply the edits of ``recovery``; returns (applied, problems)."""
+        """Re-apply the edits of ``recovery``; returns (applied, problems). Text that was
+        being typed comes back as an edit of its fields (field by field when the whole
+        form was not valid: the valid fields are kept)."""
         applied, problems = 0, []
         for op in recovery.ops:
             name = op["op"]
@@ -305,38 +239,64 @@ class Session:
                     self.apply(edit_from_record(op))
                     applied += 1
             except Exception as e:  # a stale recovery: keep going, report the rest
+                if op.get("typing") and name == "update_case" and self._replay_fields(op):
+                    applied += 1
+                    continue
                 problems.append(f"{name} {op.get('args', [''])[:1]}: {e}")
         return applied, problems
 
-    def discard_recovery(self) -> None:
-        try:
-            self.recovery_file.unlink()
-        except OSError:
-            pass
+    def _replay_fields(self, op: dict[str, Any]) -> bool:
+        kwargs = op.get("kwargs")
+        ok = False
+        for key, value in (kwargs if isinstance(kwargs, dict) else {}).items():
+            try:
+                self.apply(edit_from_record({**op, "kwargs": {key: value}}))
+                ok = True
+            except Exception:  # this field's text is not a valid value: the others still count
+                continue
+        return ok
 
-    def _log(self, entry: dict) -> None:
+    def set_typing(self, form: str, record: dict[str, Any] | None, *, write: bool = True) -> None:
+        """What ``form`` holds and has not applied (an edit's record), or None once applied
+        or dropped; written to the recovery file at once unless ``write`` is False."""
+        if record is None:
+            if self.typing.pop(form, None) is None:
+                return
+        elif self.typing.get(form) == record:
+            return
+        else:
+            self.typing[form] = record
+        if write and self.recovery_enabled:
+            self._write_recovery()
+
+    def discard_recovery(self) -> None:
+        """Remove this window's recovery file (the document is the saved file, or the
+        person chose to drop the edits)."""
+        self.typing.clear()
+        self.recovery.discard()
+
+    def release_recovery(self) -> None:
+        """The window ends: let go of the lock, keeping the file for the next window."""
+        self.recovery.release()
+
+    def _log(self, entry: dict[str, Any]) -> None:
         self.ops.append(entry)
         self.generation += 1
         if self.recovery_enabled:
             self._write_recovery()
 
     def _write_recovery(self) -> None:
-        if not unsaved(self.doc):
+        if not unsaved(self.doc) and not self.typing:
             # an edit and its undo: the document is the saved file again, nothing to recover
             # (a file left here would be offered on every open and restore nothing)
-            self.discard_recovery()
+            self.recovery.discard()
             return
-        data = {
-            "version": RECOVERY_VERSION,
-            "testset": Path(self.doc.path).name,
-            "base": self._base,
-            "ops": self.ops,
-        }
-        target = self.recovery_file
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=".ragtriage-", dir=target.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, ensure_ascii=False)
-            os.replace(tmp, target)
-        except OSError:
-            pass  # a read-only folder must not stop editing
+        self.recovery.write(
+            {
+                "version": RECOVERY_VERSION,
+                "testset": Path(self.doc.path).name,
+                "base": self._base,
+                "ops": self.ops,
+                "typing": list(self.typing.values()),
+            }
+        )

@@ -11,7 +11,7 @@ import pytest
 
 from ragtriage.tui import make_app
 from ragtriage.tui.dialogs.common import Choice
-from ragtriage.tui.session import find_recovery, recovery_path
+from ragtriage.tui.session import find_recovery, recovery_path, window_files
 from tests.tui.conftest import settle
 
 SIZE = (100, 30)
@@ -24,10 +24,10 @@ async def test_an_edit_and_its_undo_leave_no_recovery_file(testset):
         await settle(app, pilot)
         await pilot.press("j", "u")
         await settle(app, pilot)
-        assert recovery_path(testset).exists()  # the edit is logged while it is unsaved
+        assert app.session.recovery_file.exists()  # the edit is logged while it is unsaved
         await pilot.press("ctrl+z")
         await settle(app, pilot)
-        assert not recovery_path(testset).exists()  # undone back to the saved file
+        assert not window_files(testset)  # undone back to the saved file
         await pilot.press("q")
         await settle(app, pilot)
     assert app.return_code == 0

@@ -16,7 +16,6 @@ from ragtriage.core.quotes import resolve_cases
 from ragtriage.core.testset import TestSetDocument
 from ragtriage.tui import make_app
 from ragtriage.tui.screens.picker import PickerScreen
-from ragtriage.tui.session import recovery_path
 
 from .conftest import ROOT, settle, text_of, until
 
@@ -71,7 +70,7 @@ async def test_D_toggles_the_results_document_as_an_undoable_edit_saved_in_place
         case = lambda: app.session.doc.case("erster-tag")  # noqa: E731
         assert case().expected_docs == ("einarbeitung.md", "reisekosten.md")
         assert "reisekosten.md" in text_of(picker.query_one("#picker-case"))
-        ops = json.loads(recovery_path(ts).read_text("utf-8"))["ops"]
+        ops = json.loads(app.session.recovery_file.read_text("utf-8"))["ops"]
         assert ops[-1]["op"] == "update_case" and ops[-1]["args"] == ["erster-tag"]
         assert ops[-1]["kwargs"]["expected_docs"] == ["einarbeitung.md", "reisekosten.md"]
         await pilot.press("D")  # again: out

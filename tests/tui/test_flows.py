@@ -9,7 +9,7 @@ from ragtriage.tui.screens.cases import CasesScreen
 from ragtriage.tui.screens.editor import EditorScreen
 from ragtriage.tui.screens.picker import PickerScreen
 from ragtriage.tui.screens.stale import StaleScreen
-from ragtriage.tui.session import recovery_path
+from ragtriage.tui.session import window_files
 
 from .conftest import GOLDEN, settle, text_of
 
@@ -85,7 +85,7 @@ async def test_edit_a_question_and_save_matches_golden_file(shop):
         await settle(app, pilot)
         assert not app.session.dirty
     assert shop.read_bytes() == (GOLDEN / "shop-question-edited.yaml").read_bytes()
-    assert not recovery_path(shop).exists()
+    assert not window_files(shop)
 
 
 async def test_field_errors_show_as_you_type_and_bad_values_are_never_written(shop):
@@ -255,12 +255,12 @@ async def test_quit_with_unsaved_changes_asks(shop):
         await pilot.press("escape")  # cancel: keep editing
         await pilot.pause()
         assert isinstance(app.screen, CasesScreen) and app.is_running
-        assert recovery_path(shop).exists()
+        assert app.session.recovery_file.exists()
         await pilot.press("q", "d")  # discard
         await pilot.pause()
     assert app.return_code == 0
     assert shop.read_bytes() == original
-    assert not recovery_path(shop).exists()
+    assert not window_files(shop)
 
 
 async def test_quit_and_save(shop):
@@ -290,7 +290,7 @@ async def test_unsaved_edits_survive_a_crash(shop):
         await settle(app, pilot)
         # the terminal is killed here: no save, no quit dialog
     assert shop.read_bytes() == original
-    assert recovery_path(shop).exists()
+    assert window_files(shop)
 
     app = make_app(shop)
     async with app.run_test(size=SIZE) as pilot:
@@ -303,7 +303,7 @@ async def test_unsaved_edits_survive_a_crash(shop):
         assert app.session.dirty
         await pilot.press("ctrl+s")
         await settle(app, pilot)
-    assert not recovery_path(shop).exists()
+    assert not window_files(shop)
     assert "precio-entrega" not in TestSetDocument.load(shop, use_cache=False)
 
 

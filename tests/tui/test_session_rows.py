@@ -7,7 +7,7 @@ import json
 from ragtriage.core.document import TestSetDocument
 from ragtriage.tui.edits import AddCase, Batch, RemoveCase, SetLabel, UpdateCase, edit_from_record
 from ragtriage.tui.rows import CaseRows, make_row
-from ragtriage.tui.session import Session, find_recovery, recovery_path
+from ragtriage.tui.session import Session, find_recovery, window_files
 from ragtriage.tui.stale_state import check_labels_of
 
 
@@ -17,9 +17,11 @@ def test_each_edit_is_logged_to_the_recovery_file_and_replays(shop):
     s.apply(RemoveCase("precio-entrega"))
     s.undo()
     s.apply(AddCase(None, {"id": "horario", "question": "¿A qué hora abrís?", "unanswerable": True}))
-    data = json.loads(recovery_path(shop).read_text("utf-8"))
+    data = json.loads(s.recovery_file.read_text("utf-8"))
     assert [op["op"] for op in data["ops"]] == ["update_case", "remove_case", "undo", "add_case"]
 
+    assert find_recovery(shop) is None  # this session's own file: never offered while it lives
+    s.release_recovery()  # the window ends (what a crash does): the next one offers it
     rec = find_recovery(shop)
     assert rec is not None and len(rec) == 3 and not rec.base_changed
     fresh = Session(TestSetDocument.load(shop))
@@ -56,9 +58,9 @@ def test_a_batch_is_one_step_and_every_edit_reads_back_from_its_record(shop):
 def test_save_clears_the_log_and_the_recovery_file(shop):
     s = Session(TestSetDocument.load(shop))
     s.apply(UpdateCase("domingo", {"notes": "x"}))
-    assert recovery_path(shop).exists()
+    assert s.recovery_file.exists()
     s.save()
-    assert not recovery_path(shop).exists() and s.ops == [] and not s.dirty
+    assert not window_files(shop) and s.ops == [] and not s.dirty
     assert find_recovery(shop) is None
 
 
@@ -71,15 +73,17 @@ def test_an_edit_made_while_a_save_runs_stays_unsaved_and_logged(shop):
     on_disk = TestSetDocument.load(shop, use_cache=False)
     assert on_disk.case("domingo").notes == "saved"
     assert s.dirty and s.doc.case("domingo").notes == "typed during the save"
-    assert [op["op"] for op in find_recovery(shop).ops] == ["update_case"]  # only the unsaved one
+    logged = json.loads(s.recovery_file.read_text("utf-8"))["ops"]
+    assert [op["op"] for op in logged] == ["update_case"]  # only the unsaved one
     s.save()
-    assert not s.dirty and find_recovery(shop) is None
+    assert not s.dirty and not window_files(shop)
 
 
 def test_a_recovery_made_on_another_version_of_the_file_says_so(shop):
     s = Session(TestSetDocument.load(shop))
     s.apply(UpdateCase("domingo", {"notes": "x"}))
     shop.write_text(shop.read_text("utf-8") + "# edited elsewhere\n", "utf-8")
+    s.release_recovery()
     assert find_recovery(shop).base_changed
 
 

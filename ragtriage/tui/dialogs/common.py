@@ -68,19 +68,28 @@ def confirm(question: str, yes: str = "yes", *, title: str = "") -> Choice:
     return Choice(question, [("y", "yes", yes), ("n", "no", "no, go back")], title=title)
 
 
-def recovery_question(edits: int, base_changed: bool, what: list[str] | None = None) -> Choice:
+def recovery_question(
+    edits: int,
+    base_changed: bool,
+    what: list[str] | None = None,
+    *,
+    source: str = "an earlier session",
+    which: tuple[int, int] = (1, 1),
+) -> Choice:
     """Restore or discard the unsaved edits a crash left behind (escape: ask next time);
-    ``what`` lists them in words (the dialog shows it as text, never as markup)."""
+    ``what`` lists them in words (the dialog shows it as text, never as markup), ``source``
+    says which window left them, ``which`` is (this one, of how many) when several did."""
     listed = "".join(f"\n  · {inline(line)}" for line in what or ())
     note = (
         "\nThe test set changed on disk since then; the edits are re-applied on top of it."
         if base_changed
         else ""
     )
+    n, of = which
     return Choice(
-        f"Unsaved edits from an earlier session were found ({edits} edit{'s' * (edits != 1)}):{listed}{note}",
+        f"Unsaved edits from {inline(source)} were found ({edits} edit{'s' * (edits != 1)}):{listed}{note}",
         [("r", "restore", "restore them"), ("d", "discard", "discard them")],
-        title="Recover unsaved edits?",
+        title="Recover unsaved edits?" + (f" ({n} of {of})" if of > 1 else ""),
     )
 
 

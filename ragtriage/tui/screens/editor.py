@@ -2,7 +2,9 @@
 
 What is typed is checked with the same rules as ``validate`` (``schema.Case``
 plus a unique id) and applied to the document when a field is left (tab,
-enter), on escape and on ctrl+s — one undo step per field edit.
+enter), on escape and on ctrl+s — one undo step per field edit. Until then it is
+logged to the recovery file as it is typed (:data:`TYPING_PAUSE` after the last
+key), so a killed terminal loses none of it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Input, Label, Static, TextArea
 
 from ...core.errors import InputError
@@ -25,6 +28,11 @@ from ..messages import DocumentChanged
 from ..shown import plain, shown_line
 from ..widgets.checkbox import Checkbox  # [x]/[ ], not ▐X▌ both ways
 from ..widgets.footer import Footer  # whole keys that fit, the rest in ?
+
+#: seconds after the last key when what the form holds (not applied yet) reaches the recovery file
+TYPING_PAUSE = 0.4
+#: the form's key in :attr:`Session.typing`
+TYPING_KEY = "editor"
 
 FIELD_HELP = {
     "id": "unique, no spaces (Unicode is fine)",
@@ -79,6 +87,7 @@ notes written in triage are kept beside the test set and shown on Cases.
         self._shown: Case | None = None  # the case object the form was loaded from
         self._original: Case | None = None  # the case as it was when the editor opened
         self._early_keys: list[events.Key] | None = []  # typed before a field had focus
+        self._typing_timer: Timer | None = None  # logs the form's text a moment after the last key
 
     # -- layout ------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -234,11 +243,16 @@ notes written in triage are kept beside the test set and shown on Cases.
         changes = self.changes()
         if case is None:
             if not changes.get("id") and not changes.get("question", "").strip():
+                self.log_typing()
                 return True  # an untouched new form
         if not changes:
+            self.log_typing()
             return True
         if self.validate():
+            self.log_typing()  # kept in the recovery file until it is valid (or dropped)
             return False
+        self._stop_typing_timer()
+        self.rt.session.set_typing(TYPING_KEY, None, write=False)  # the edit below logs it
         try:
             if case is None:
                 fields = {k: v for k, v in changes.items() if v not in (None, (), "any", False)}
@@ -255,8 +269,40 @@ notes written in triage are kept beside the test set and shown on Cases.
             box = self.query_one(f"#e-{field}" if field in FIELD_HELP else "#e-question", Static)
             box.update(plain(f"✗ {msg}"))
             box.display = True
+            self.log_typing()
             return False
         return True
+
+    # -- what is typed, logged before it is applied -------------------------------------
+    def typing_record(self) -> dict[str, Any] | None:
+        """The edit the form would make now, as a recovery-file entry (None: nothing to apply)."""
+        if not self.rt.loaded or not self.is_mounted:
+            return None
+        case = self._case()
+        if case is None and self.case_id is not None:
+            return None
+        changes = self.changes()
+        if case is not None:
+            return UpdateCase(case.id, changes).record() if changes else None
+        if not changes.get("id") and not changes.get("question", "").strip():
+            return None
+        fields = {k: v for k, v in changes.items() if v not in (None, (), "any", False)}
+        return AddCase(self._insert_index(), fields).record()
+
+    def log_typing(self) -> None:
+        """Write what the form holds (and has not applied) to the recovery file now."""
+        self._stop_typing_timer()
+        if self.rt.loaded:
+            self.rt.session.set_typing(TYPING_KEY, self.typing_record())
+
+    def _log_typing_soon(self) -> None:
+        self._stop_typing_timer()
+        self._typing_timer = self.set_timer(TYPING_PAUSE, self.log_typing)
+
+    def _stop_typing_timer(self) -> None:
+        if self._typing_timer is not None:
+            self._typing_timer.stop()
+            self._typing_timer = None
 
     def _insert_index(self) -> int | None:
         """A new case goes right after the case it was started from — the Cases cursor's, then
@@ -281,6 +327,8 @@ notes written in triage are kept beside the test set and shown on Cases.
     @on(Checkbox.Changed)
     def _changed(self, event: Input.Changed | TextArea.Changed | Checkbox.Changed) -> None:
         self.validate()
+        if self.rt.screen is self:  # typed (a form being loaded is not)
+            self._log_typing_soon()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -321,6 +369,8 @@ notes written in triage are kept beside the test set and shown on Cases.
         included), as one undo step; a case this editor added is removed again."""
         current = self._case()
         original = self._original
+        self._stop_typing_timer()
+        self.rt.session.set_typing(TYPING_KEY, None)  # dropped: not to be recovered
         if current is None:
             return
         if original is None:
