@@ -29,17 +29,18 @@ def _judge_intervals(doc: Any, records: Sequence[RecordLike]) -> dict[str, Any]:
 def attach(result: CheckResult, doc: Any, *, cluster_by: str = "doc", on: str = "value") -> None:
     """Fill ``result.intervals`` and each bar's ``interval`` (and ``on``), in place."""
     from . import clusters as clus
-    from .outcomes import case_values
+    from .outcomes import case_values, value_table
     from .rates import interval_of, slices, summary_intervals
 
     labels, how = clus.resolve(result.records, cluster_by, doc.corpus_path)
-    result.intervals = summary_intervals(result.records, labels)
+    table = value_table(result.records)  # built once for the summary and both kinds of slice
+    result.intervals = summary_intervals(result.records, labels, table=table)
     tags_of = {c.id: list(c.tags) for c in doc.cases}
     result.slices = {
         by: got
         for by, got in (
-            ("tag", slices(result.records, "tag", tags_of, labels)),
-            ("topic", slices(result.records, "topic", None, labels)),
+            ("tag", slices(result.records, "tag", tags_of, labels, table=table)),
+            ("topic", slices(result.records, "topic", None, labels, table=table)),
         )
         if any(s.name not in ("(no tag)", "(no topic)") for s in got)
     }

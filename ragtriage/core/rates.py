@@ -60,13 +60,15 @@ def summary_intervals(
     clusters: Mapping[str, str] | None = None,
     metrics: Sequence[str] = RATE_METRICS,
     level: float = 0.95,
+    table: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> dict[str, Interval]:
-    """Interval of every summary rate that has a case (key = metric)."""
+    """Interval of every summary rate that has a case (key = metric); ``table``: the
+    records' :func:`~.outcomes.value_table` when the caller has it already."""
     from .outcomes import MEASURES, value_table
 
     every = None if clusters is None else codes([clusters.get(r["id"], "case:" + r["id"]) for r in records])
     out = {}
-    for m, (idx, vals) in value_table(records).items():
+    for m, (idx, vals) in (value_table(records) if table is None else table).items():
         if m not in metrics:
             continue
         iv = _interval(vals, None if every is None else every[idx], MEASURES[m][0], level)
@@ -139,6 +141,7 @@ def slices(
     clusters: Mapping[str, str] | None = None,
     metrics: Sequence[str] = SLICE_METRICS,
     level: float = 0.95,
+    table: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> list[Slice]:
     """Every slice with n, its rates and their intervals: the values :func:`interval_of`
     gets from ``case_values`` of the slice's records, taken from one table of the whole run
@@ -147,7 +150,7 @@ def slices(
 
     from .outcomes import MEASURES, value_table
 
-    table = value_table(records)
+    table = dict(value_table(records) if table is None else table)  # "pass" is added to a copy
     pass_idx = [i for i, r in enumerate(records) if r.get("reason") != "unlabelled"]
     table["pass"] = (
         np.asarray(pass_idx, dtype=np.int64),

@@ -118,17 +118,19 @@ def summary_panel(
     as ``ragtriage run --cluster CLUSTER_BY`` does; ``docs``: chunk id -> ``doc`` from a
     corpus in memory (else the corpus file is read for them)."""
     from . import clusters as clus
+    from .outcomes import value_table
     from .rates import slices, summary_intervals
 
     labels, how = clus.resolve(records, cluster_by, corpus_path, docs)
+    table = value_table(records)  # once for the summary and both kinds of slice
     return SummaryPanel(
         k=k,
         rates={m: summary.get(m) for m, _ in (*PANEL_METRICS, *PANEL_DOC_METRICS)},
-        intervals=summary_intervals(records, labels),
+        intervals=summary_intervals(records, labels, table=table),
         clusters=how,
         chunk_gold=summary.get("with_chunks", 1) != 0,
         slices={
-            "tag": slices(records, "tag", tags_of, labels),
-            "topic": slices(records, "topic", None, labels),
+            "tag": slices(records, "tag", tags_of, labels, table=table),
+            "topic": slices(records, "topic", None, labels, table=table),
         },
     )

@@ -111,6 +111,7 @@ def gather(
 ) -> ReportData:
     """The report's data for ``result`` (records already judged against ``doc``)."""
     from .. import clusters as clus
+    from ..outcomes import value_table
     from ..rates import slices, summary_intervals
 
     records = result.records
@@ -119,13 +120,14 @@ def gather(
         clusters, how = clus.resolve(records, cluster_by, doc.corpus_path)
     tags_of = {c.id: list(c.tags) for c in doc.cases}
     ks, curves = sweep_of(records, result.k)
+    table = value_table(records)  # once for the summary and both kinds of slice
     return ReportData(
         result=result,
         tags_of=tags_of,
-        intervals=summary_intervals(records, clusters),
+        intervals=summary_intervals(records, clusters, table=table),
         slices={
-            "tag": slices(records, "tag", tags_of, clusters),
-            "topic": slices(records, "topic", None, clusters),
+            "tag": slices(records, "tag", tags_of, clusters, table=table),
+            "topic": slices(records, "topic", None, clusters, table=table),
         },
         sweep_ks=ks,
         sweep=curves,
