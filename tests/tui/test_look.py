@@ -126,15 +126,25 @@ async def test_the_detail_pane_scrolls_by_keys_at_80_by_24(shop):
         await pilot.press("tab")
         assert app.focused is detail
         await pilot.press("pagedown")
-        # the scroll is animated: wait for it to end (not settle: it re-shows the detail, from the
-        # top); one pause was not always enough on a loaded machine
+        # the scroll is animated: wait for it to end (one pause was not always enough on a
+        # loaded machine)
         await pilot.wait_for_scheduled_animations()
         assert detail.scroll_y > 0
+        scrolled = detail.scroll_y
+        cases._show_detail("garantía")  # shown again, as a finished stale check or corpus load does
+        await settle(app, pilot)
+        assert detail.scroll_y == scrolled  # the same case keeps where the person scrolled to
         await pilot.press("home")
         await pilot.wait_for_scheduled_animations()
         assert detail.scroll_y == 0
         await pilot.press("shift+tab")  # back to the table, keys move cases again
         assert app.focused is cases.table
+        await pilot.press("J", "J", "J")  # scrolled from the table, then another case
+        await pilot.wait_for_scheduled_animations()
+        assert detail.scroll_y > 0
+        await pilot.press("k")
+        await settle(app, pilot)
+        assert cases.table.current_id != "garantía" and detail.scroll_y == 0  # another case: from the top
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)])

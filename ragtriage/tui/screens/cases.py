@@ -337,7 +337,8 @@ leaves a recovery file the next start offers to restore.
                 record=run.record(case_id),
                 k=run.k if run.record(case_id) is not None else (app.doc.settings.k if app.loaded else None),
                 quotes_now=app.stale.quotes_of(case_id) if app.loaded else None,
-            )
+            ),
+            case_id,
         )
 
     @on(CaseTable.Highlighted)

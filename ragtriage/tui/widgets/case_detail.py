@@ -144,11 +144,18 @@ class CaseDetail(VerticalScroll):
     CaseDetail { background: $surface; padding: 0 1; }
     """
 
+    _shown: str | None = None  # the case shown (None: a message)
+
     def compose(self) -> ComposeResult:
         yield DetailText("", id="detail-text")
 
-    def show(self, text: Text | str) -> None:
+    def show(self, text: Text | str, case_id: str | None = None) -> None:
+        """Show ``text``; from the top for another case or a message, but a case shown
+        again (a background stale check or corpus load finished) keeps where the person
+        scrolled to."""
         self.query_one("#detail-text", DetailText).update(
             shown_text(text) if isinstance(text, Text) else plain(text)
         )
-        self.scroll_home(animate=False)
+        if case_id is None or case_id != self._shown:
+            self.scroll_home(animate=False)
+        self._shown = case_id
