@@ -1,5 +1,5 @@
-"""Saving, the app's second layer: the labels recorded on the interface thread, the
-file written in a worker, a conflict offered to a person (and the grader's name, asked
+"""Saving, the app's second layer: the labels worked out and the file written in a
+worker (only recording the labels found comes back to the interface thread), a conflict offered to a person (and the grader's name, asked
 once: what a grade or a note written to disk carries)."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class SavingApp(AppBase):
     """Saving without a key waiting on the disk (:meth:`save`)."""
 
-    # -- saving: the labels recorded here, the file written in a worker ------------------------
+    # -- saving: a copy written in a worker, the labels it needs recorded here ---------------
     def action_save(self) -> None:
         if isinstance(self.screen, AppModal) and self.screen.FORM:
             self.screen.action_apply()  # ctrl+s in a dialog's form applies it; the next one saves
@@ -41,11 +41,9 @@ class SavingApp(AppBase):
         self.save(force=False)
 
     def save(self, force: bool = False, then: Callable[[], None] | None = None) -> None:
-        """Save the test set (labels recorded) without making a key wait: the file is written
-        in a worker; ``then`` runs once it is written. A save asked for while one runs
-        follows it."""
-        from ..core.errors import InputError
-
+        """Save the test set (labels recorded) without making a key wait: the labels are
+        worked out and the file written in a worker; ``then`` runs once it is written. A
+        save asked for while one runs follows it."""
         session = self.session
         if session.saving is not None:
             self._save_again = True
@@ -55,17 +53,9 @@ class SavingApp(AppBase):
         from .data import corpus_value
 
         point = corpus_value(session.doc, self.stale.fixed_against) if self.stale.fixed_against else None
-        try:
-            job = session.begin_save(self.corpus, force=force, point=point)
-        except InputError as e:
-            self.notify(
-                "not saved: " + "; ".join(p.message for p in e.problems[:3]), severity="error", timeout=8
-            )
-            return
         self._after_save = then
-        if job.recorded:
-            self.after_change(Change(frozenset(), frozenset(job.recorded), "labels recorded"))
-        self._save_worker(job)
+        self._save_worker(session.begin_save(self.corpus, force=force, point=point))
+        self.announce()  # "saving…" on the status lines
 
     @work(thread=True, group="save", exit_on_error=False)
     def _save_worker(self, job: SaveJob) -> None:
@@ -76,6 +66,14 @@ class SavingApp(AppBase):
         from ..core.errors import ConflictError, InputError
 
         job, session = event.job, self.session
+        if job.planned:  # labels to record here, then the write
+            if session.saving is not job:
+                return  # the document was read again meanwhile: this save is dropped
+            session.record_planned(job)
+            if job.recorded:
+                self.after_change(Change(frozenset(), frozenset(job.recorded), "labels recorded"))
+            self._save_worker(job)
+            return
         then, self._after_save = self._after_save, None
         try:
             session.finish_save(job)

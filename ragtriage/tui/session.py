@@ -9,10 +9,13 @@ it touched — and an undo or a redo answers with the change of the step it take
 back, so nothing downstream ever has to look at every case.
 
 A crash or a killed terminal leaves the recovery file behind; the next
-``ragtriage edit`` offers to replay it. Saving removes it. A save runs in two
-halves (:meth:`Session.begin_save` on the interface thread, records the labels
-and takes a copy; :meth:`SaveJob.run` in a worker, writes it), so no key waits
-on the disk and an edit made during the save is kept, unsaved.
+``ragtriage edit`` offers to replay it. Saving removes it. A save takes a copy
+of the document on the interface thread (:meth:`Session.begin_save`, a few
+milliseconds); a worker works out the labels to record on it and writes it
+(:meth:`SaveJob.run`); only recording those labels, when there are any, comes
+back to the interface thread (:meth:`Session.record_planned`). So no key waits on
+the pass over every case or on the disk, and an edit made during the save is
+kept, unsaved.
 """
 
 from __future__ import annotations
@@ -57,8 +60,11 @@ if TYPE_CHECKING:
 
 @dataclass
 class SaveJob:
-    """A save under way: ``run()`` (in a worker) writes the copy through the document's own
-    ``save``; the session then takes the result back with :meth:`Session.finish_save`."""
+    """A save under way, in two halves a worker runs (:meth:`run`) on a copy of the
+    document: first the labels to record are worked out (a pass over every case); when
+    there are none the copy is written at once. Otherwise the interface thread records them
+    (:meth:`Session.record_planned`, one undo step) and the worker writes a fresh copy; the
+    session then takes the result back with :meth:`Session.finish_save`."""
 
     copy: TestSetDocument
     force: bool
@@ -66,15 +72,30 @@ class SaveJob:
     pointed: str | None  # the new value of ``corpus:``, if the save moved it
     generation: int
     logged: int  # entries of the edit log this save writes to disk
+    corpus: Any = field(default=None, repr=False)  # where the labels to record come from
+    version: int = 0  # the document's version the copy was taken at
+    plan: dict[str, dict[str, Any] | None] | None = field(default=None, repr=False)  # None: not worked out
     written: bool = False
+    done: bool = False  # written (or failed): what is left is :meth:`Session.finish_save`
+    tries: int = 0  # copies taken again because an edit came before the labels were recorded
     error: BaseException | None = field(default=None, repr=False)
 
+    @property
+    def planned(self) -> bool:
+        """Labels to record first (on the interface thread), then a copy to write."""
+        return not self.done and bool(self.plan or self.pointed)
+
     def run(self) -> SaveJob:
-        """Write the file (blocking: call it in a worker thread). Errors are kept, not raised."""
+        """The worker's half (blocking: call it in a worker thread). Errors are kept, not raised."""
         try:
+            if self.plan is None:
+                self.plan = self.copy.label_plan(self.corpus)
+                if self.planned:
+                    return self  # labels to record on the document itself first
             self.written = self.copy.save(force=self.force, record_labels=False)
         except BaseException as e:  # handed back to the interface thread, which reports it
             self.error = e
+        self.done = True
         return self
 
 
@@ -175,24 +196,45 @@ class Session:
 
     # -- saving ------------------------------------------------------------------------
     def begin_save(self, corpus: Any = None, *, force: bool = False, point: str | None = None) -> SaveJob:
-        """The interface thread's half of a save: record labels for newly expected chunks
-        (and, with ``point``, set ``corpus:`` to it) as one undo step, then copy the document
-        for the worker. Raises ``TestSetError`` when a label cannot be recorded (nothing is
-        written then)."""
+        """The interface thread's half of a save: a copy of the document for the worker,
+        which works out the labels to record (for newly expected chunks; with ``point``,
+        ``corpus:`` is set to it too) and, when there are none, writes the copy."""
         doc = self.doc
-        was = version(doc)
-        if point is not None:
-            with doc.batch():  # corpus: and the labels recorded: one undo step
-                doc.update_settings(corpus=point)
-                recorded = list(doc.record_labels(corpus) or [])
-        else:
-            recorded = list(doc.record_labels(corpus) or [])
-        if version(doc) != was:
-            self._labels_step = Change(frozenset(), frozenset(recorded), "labels recorded on save")
-            self.generation += 1  # a check that read the labels before they were recorded is redone
-        job = SaveJob(copy_for_save(doc), force, recorded, point, self.generation, len(self.ops))
+        job = SaveJob(
+            copy_for_save(doc), force, [], point, self.generation, len(self.ops), corpus, version(doc)
+        )
         self.saving = job
         return job
+
+    def record_planned(self, job: SaveJob) -> None:
+        """The worker found labels to record (``job.planned``): record them here as one undo
+        step, with ``corpus:`` when the save moves it, and take the copy to write. An edit
+        made since the worker's copy was taken may need other labels: the job then starts
+        again from a new copy (after three tries, on this thread)."""
+        doc = self.doc
+        if version(doc) != job.version:
+            job.tries += 1
+            job.copy, job.version, job.plan = copy_for_save(doc), version(doc), None
+            if job.tries < 3:
+                return  # the worker works the labels out again
+            job.plan = doc.label_plan(job.corpus)
+        was = version(doc)
+        plan = job.plan or {}
+        if job.pointed is not None:
+            with doc.batch():  # corpus: and the labels recorded: one undo step
+                doc.update_settings(corpus=job.pointed)
+                job.recorded = doc.apply_labels(plan)
+        else:
+            job.recorded = doc.apply_labels(plan)
+        if version(doc) != was:
+            self._labels_step = Change(frozenset(), frozenset(job.recorded), "labels recorded on save")
+            self.generation += 1  # a check that read the labels before they were recorded is redone
+        job.copy, job.version, job.generation, job.logged = (
+            copy_for_save(doc),
+            version(doc),
+            self.generation,
+            len(self.ops),
+        )
 
     def finish_save(self, job: SaveJob) -> None:
         """The worker wrote (or failed): take its result back. Re-raises the worker's error
@@ -214,7 +256,9 @@ class Session:
     def save(self, corpus: Any = None, force: bool = False) -> list[str]:
         """Save now, on this thread (scripts and tests); returns the chunk ids recorded."""
         job = self.begin_save(corpus, force=force)
-        self.finish_save(job.run())
+        while not job.run().done:
+            self.record_planned(job)
+        self.finish_save(job)
         return job.recorded
 
     # -- recovery ----------------------------------------------------------------------

@@ -586,27 +586,25 @@ class TestSetDocument:
         mapping id -> Chunk) or, if None, from the test set's chunks file (streamed; only the
         needed ids are kept). With ``prune``, labels no case expects any more are dropped.
         Returns the ids recorded."""
-        need, removed = _labels.label_ids(self._cases, self._labels, prune)
-        if not need and not removed:
+        return self.apply_labels(self.label_plan(corpus, now=now, prune=prune))
+
+    def label_plan(
+        self, corpus: Any = None, *, now: str | None = None, prune: bool = True
+    ) -> dict[str, dict[str, Any] | None]:
+        """What :meth:`record_labels` would do, changing nothing: chunk id -> the label to
+        record, or None to drop it. Only reads the document, so it can run in another thread
+        on a copy (:func:`~.savecopy.copy_for_save`) while this one is edited."""
+        return _labels.plan(self, corpus, now or utc_now(), prune)
+
+    def apply_labels(self, plan: Mapping[str, dict[str, Any] | None]) -> list[str]:
+        """Set each label of ``plan`` (from :meth:`label_plan`; None drops it) as one undo
+        step. Returns the ids recorded."""
+        if not plan:
             return []
-        found, corpus_hash = _labels.chunks_for(need, corpus, self.corpus_path) if need else ({}, None)
-        bad = surrogate_problems(
-            str(self.path), ((c, found[c].text) for c in need if c in found), chunks=True
-        )
-        if bad:
-            raise UnwritableText(bad)
-        when = now or utc_now()
-        recorded = []
         with self.batch():
-            for cid in need:
-                ch = found.get(cid)
-                if ch is None:
-                    continue
-                self.set_label(cid, _labels.label_of(ch, when, corpus_hash))
-                recorded.append(cid)
-            for cid in removed:
-                self.set_label(cid, None)
-        return recorded
+            for cid, label in plan.items():
+                self.set_label(cid, label)
+        return [cid for cid, label in plan.items() if label is not None]
 
     # ------------------------------------------------------------ saving
 

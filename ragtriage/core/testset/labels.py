@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .regions import Coll
+from .render import UnwritableText, surrogate_problems
+
+if TYPE_CHECKING:
+    from .document import TestSetDocument
 
 
 def label_ids(cases: Coll, labels: Coll, prune: bool) -> tuple[list[str], list[str]]:
@@ -22,6 +26,24 @@ def label_ids(cases: Coll, labels: Coll, prune: bool) -> tuple[list[str], list[s
     need = [c for c in expected if c not in have]
     removed = [c for c in have if c not in seen] if prune else []
     return need, removed
+
+
+def plan(doc: TestSetDocument, corpus: Any, when: str, prune: bool) -> dict[str, dict[str, Any] | None]:
+    """The labels to record (chunk id -> label) and to drop (-> None) for ``doc``; reads it
+    only (:meth:`TestSetDocument.label_plan`). Raises ``UnwritableText`` when a chunk's text
+    cannot be written to the file."""
+    need, removed = label_ids(doc._cases, doc._labels, prune)
+    if not need and not removed:
+        return {}
+    found, corpus_hash = chunks_for(need, corpus, doc.corpus_path) if need else ({}, None)
+    bad = surrogate_problems(str(doc.path), ((c, found[c].text) for c in need if c in found), chunks=True)
+    if bad:
+        raise UnwritableText(bad)
+    out: dict[str, dict[str, Any] | None] = {
+        cid: label_of(found[cid], when, corpus_hash) for cid in need if cid in found
+    }
+    out.update(dict.fromkeys(removed))
+    return out
 
 
 def chunks_for(need: list[str], corpus: Any, corpus_path: Path | None) -> tuple[dict[str, Any], str | None]:
