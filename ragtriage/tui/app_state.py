@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import App
@@ -473,14 +473,22 @@ class AppBase(App[int]):
         self.check_stale()  # what was touched while it ran
 
     # -- announcements ---------------------------------------------------------------------
+    def views(self) -> list[AppScreen[Any]]:
+        """The screens on the stack that show the app's state (only they handle its messages).
+
+        Textual's default screen lies below them all; a message wakes it, and a background
+        screen woken with a repaint pending hands a repaint of the whole screen to the one
+        on top: every edit would redraw every line of the terminal."""
+        return [screen for screen in self.screen_stack if isinstance(screen, AppScreen)]
+
     def announce(self) -> None:
         """Tell every screen that the corpus, index, stale labels or preview changed."""
-        for screen in self.screen_stack:
+        for screen in self.views():
             screen.post_message(AppStateChanged())
 
     def announce_document(self, change: Change, *, saved: bool = False) -> None:
         """Tell every screen that the test set changed (``change``: the cases touched)."""
-        for screen in self.screen_stack:
+        for screen in self.views():
             screen.post_message(DocumentChanged(change, saved))
 
     def _run_event(self, event: RunEvent) -> None:
@@ -492,7 +500,7 @@ class AppBase(App[int]):
         elif isinstance(event, RunLoadFailed):
             problems = event.error.problems[:2]
             self.notify("run not loaded: " + "; ".join(str(p) for p in problems), severity="error")
-        for screen in self.screen_stack:  # (a view off the stack catches up when shown again)
+        for screen in self.views():  # (a view off the stack catches up when shown again)
             screen.post_message(RunChanged(event))
 
     def exit(

@@ -527,9 +527,9 @@ class TestSetDocument:
         if new_index == old:
             return
         self._push_undo()
+        _regions.ensure_entry_ends_with_newline(self._cases)  # before the last entry moves
         it = items.pop(old)
         items.insert(new_index, it)
-        _regions.ensure_entry_ends_with_newline(self._cases)
         self._reindex()
 
     def duplicate_case(self, case_id: str, new_id: str) -> Case:

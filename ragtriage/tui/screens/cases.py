@@ -252,12 +252,19 @@ leaves a recovery file the next start offers to restore.
             cid: make_row(doc.case(cid), cid in stale, run.reason(cid)) if cid in doc else None
             for cid in pending
         }
-        if not self.rows.update(changed, doc.index_of):
-            self.rows.replace(self._build_rows())
-            table.set_rows(self.rows, keep)
+        rows = self.rows
+        # no filter, no sort, no case added or gone: every row keeps its place
+        in_place = not rows.query and rows.sort_column is None and None not in changed.values()
+        n = len(rows.rows)
+        if not rows.update(changed, doc.index_of):
+            rows.replace(self._build_rows())
+            table.set_rows(rows, keep)
             return
-        table.widen(r for r in changed.values() if r is not None)
-        table.refresh_rows(keep)
+        widened = table.widen(r for r in changed.values() if r is not None)
+        if in_place and len(rows.rows) == n and not widened:
+            table.refresh_positions(doc.index_of(cid) for cid in changed)
+        else:
+            table.refresh_rows(keep)
 
     def _build_rows(self) -> list[Row]:
         app = self.rt

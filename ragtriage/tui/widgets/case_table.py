@@ -145,14 +145,29 @@ class CaseTable(ScrollView, can_focus=True):
         self._max_flags = max([cell_len(r.flags_text) for r in sample] + [5])
         self._widths = {}
 
-    def widen(self, rows: Iterable[Row]) -> None:
-        """Rows changed in place: let their cells widen the columns (never narrower)."""
+    def widen(self, rows: Iterable[Row]) -> bool:
+        """Rows changed in place: let their cells widen the columns (never narrower).
+        True when a column widened (every row is painted again)."""
+        was = (self._max_id, self._max_topic, self._max_expected, self._max_flags)
         for r in rows:
             self._max_id = max(self._max_id, cell_len(r.id))
             self._max_topic = max(self._max_topic, cell_len(r.topic))
             self._max_expected = max(self._max_expected, cell_len(r.expected))
             self._max_flags = max(self._max_flags, cell_len(r.flags_text))
+        if was == (self._max_id, self._max_topic, self._max_expected, self._max_flags):
+            return False
         self._widths = {}
+        return True
+
+    def refresh_positions(self, positions: Iterable[int]) -> None:
+        """The rows at these visible positions changed in place (same order, same column
+        widths): repaint only their lines, and only those on screen (a full repaint of the
+        table is most of an edit's key -> frame time at 100,000 cases)."""
+        top, width = int(self.scroll_offset.y), self.size.width
+        body = max(1, self.scrollable_content_region.height - 1)
+        for p in positions:
+            if top <= p < top + body:
+                self.refresh(Region(0, p - top + 1, width, 1))
 
     @property
     def current_id(self) -> str | None:
