@@ -55,7 +55,7 @@ class SavingApp(AppBase):
         point = corpus_value(session.doc, self.stale.fixed_against) if self.stale.fixed_against else None
         self._after_save = then
         self._save_worker(session.begin_save(self.corpus, force=force, point=point))
-        self.announce()  # "saving…" on the status lines
+        self.announce_document(Change(frozenset(), frozenset()))  # "saving…" on the status lines
 
     @work(thread=True, group="save", exit_on_error=False)
     def _save_worker(self, job: SaveJob) -> None:
