@@ -140,13 +140,13 @@ def _by_owner(owner: dict[str, Any] | None) -> Lock | None:
 def _alive(owner: dict[str, Any]) -> bool:
     """The owner record names a process running on this host (where no lock can tell)."""
     pid = owner.get("pid")
-    if owner.get("host") != socket.gethostname() or not isinstance(pid, int) or pid <= 0:
-        return False
+    if owner.get("host") != socket.gethostname() or type(pid) is not int or pid <= 0:
+        return False  # a bool, a text or a forged number is no process
     if pid == os.getpid():
         return True
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # gone, or no pid at all (a forged record)
         return False
     except OSError:
         return True  # it exists, owned by someone else
@@ -256,7 +256,7 @@ def _read(path: Path) -> dict[str, Any] | None:
     try:
         raw = read_bounded(path, RECOVERY_MAX, "recovery file")  # never a FIFO, /dev/zero or huge
         data = json.loads(raw) if raw else None
-    except (InputError, ValueError):
+    except (InputError, ValueError, RecursionError):  # RecursionError: nested past what json reads
         return None
     return data if isinstance(data, dict) else None
 
