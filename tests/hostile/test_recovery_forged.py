@@ -209,3 +209,42 @@ def test_a_restore_writes_this_window_s_recovery_file_once(testset, monkeypatch)
     assert writes == [51]
     assert s.doc.case("devolucion").notes == "nota 48"
     assert json.loads(s.recovery_file.read_text(encoding="utf-8"))["ops"][-1] == {"op": "undo"}
+
+
+def _disk_full(*a, **k):
+    raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("how", ["typed", "edit"])
+async def test_the_person_is_told_once_when_edits_cannot_be_kept(testset, monkeypatch, how):
+    """Disk full (or a folder that refuses files): the recovery file cannot be written, so
+    a crash would lose the edits. The person is told once, in words, not on every key."""
+    import tempfile
+
+    from ragtriage.tui.screens.editor import EditorScreen
+    from tests.tui.conftest import until
+
+    app = make_app(testset)
+    told: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        real_notify = app.notify
+        monkeypatch.setattr(app, "notify", lambda msg, **kw: (told.append(str(msg)), real_notify(msg, **kw)))
+        monkeypatch.setattr(tempfile, "mkstemp", _disk_full)
+        if how == "edit":
+            await pilot.press("j", "u")
+            await settle(app, pilot)
+            await pilot.press("j", "u")
+            await settle(app, pilot)
+        else:
+            await pilot.press("enter")
+            await settle(app, pilot)
+            assert isinstance(app.screen, EditorScreen)
+            await pilot.press("end", *" uno")
+            await until(pilot, lambda: any("recovery" in t for t in told))
+            await pilot.press(*" dos")
+            await pilot.pause(0.8)
+        warned = [t for t in told if "not being kept for recovery" in t]
+        assert len(warned) == 1, told
+        assert "No space left on device" in warned[0] and "ctrl+s" in warned[0]
+        monkeypatch.undo()
