@@ -123,8 +123,8 @@ def xml_text(s: object) -> str:
     """Text XML 1.0 can hold: a control character, lone surrogate or U+FFFE/U+FFFF (which
     make the whole document unreadable) is written visibly instead (``\\x1b``)."""
     text = "" if s is None else str(s)
-    if text.isprintable():  # (every character XML cannot hold is unprintable: Cc, Cs, Cn)
-        return text
+    if text.isprintable() or ("\n" in text and text.replace("\n", " ").isprintable()):
+        return text  # (every character XML cannot hold is unprintable: Cc, Cs, Cn)
     return _BAD_XML.sub(lambda m: _esc(m.group()), text)
 
 

@@ -60,48 +60,48 @@ def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
     ]
     if props:
         rows += ["    <properties>", *props, "    </properties>"]
-    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    counts = {"tests": len(res.records), "failures": 0, "errors": 0, "skipped": 0}
     total_time = 0.0
     where = f' file="{_attr(_x(testset_path))}"' if testset_path else ""
     head = f'    <testcase classname="{_attr(f"ragtriage.{name}")}" name="'
+    lines, details, k, add = res.case_lines, res.details, res.k, rows.append
     for rec in res.records:
-        tc = head + _attr(_x(rec["id"])) + '"' + where
-        if testset_path:
-            line = res.case_lines.get(rec["id"])
-            if line:
-                tc += f' line="{_attr(str(line))}"'
+        rid = rec["id"]
+        line = lines.get(rid) if testset_path else None
         lat = rec.get("latency_ms")
-        t = lat / 1000.0 if isinstance(lat, (int, float)) and not isinstance(lat, bool) and lat >= 0 else 0.0
-        total_time += t
-        tc += f' time="{t:.3f}"'
-        counts["tests"] += 1
+        if isinstance(lat, (int, float)) and not isinstance(lat, bool) and lat >= 0:
+            total_time += lat / 1000.0
+            at = f"{lat / 1000.0:.3f}"
+        else:
+            at = "0.000"
+        at_line = f' line="{_attr(str(line))}"' if line else ""
+        tc = f'{head}{_attr(_x(rid))}"{where}{at_line} time="{at}"'
         reason = rec.get("reason")
         if reason in PASSING:
-            rows.append(tc + " />")
+            add(tc + " />")
             continue
         if reason == "unlabelled":
             child = '<skipped message="unlabelled: no expected chunk yet" />'
             counts["skipped"] += 1
         else:
-            detail = res.details.get(rec["id"], "")
+            detail = details.get(rid, "")
             tag, kind = ("error", "error") if reason == "error" else ("failure", _x(reason))
-            text = _x(_case_details(rec, res.k, detail))
-            child = f'<{tag} message="{_attr(_x(failure_message(rec, detail)))}" type="{_attr(kind)}"'
-            child += f">{_cdata(text)}</{tag}>" if text else " />"
+            text = _x(_case_details(rec, k, detail))
+            body = f">{_cdata(text)}</{tag}>" if text else " />"
+            child = f'<{tag} message="{_attr(_x(failure_message(rec, detail)))}" type="{_attr(kind)}"{body}'
             counts["errors" if reason == "error" else "failures"] += 1
-        rows += [tc + ">", "      " + child, "    </testcase>"]
+        add(f"{tc}>\n      {child}\n    </testcase>")
     tally = "".join(f' {key}="{v}"' for key, v in counts.items()) + f' time="{total_time:.3f}"'
     suite = f'  <testsuite name="{_attr(name)}"{tally}'
-    suite += ">\n" + "\n".join(rows) + "\n  </testsuite>\n  " if rows else " />\n  "
-
     holder = ET.Element("testsuites")  # the gate suite, indented as the second child of the root
     g = _junit_gate(holder, res, name)
     ET.indent(holder)
     total = "".join(f' {key}="{counts[key] + g[key]}"' for key in counts) + f' time="{total_time:.3f}"'
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<testsuites name="ragtriage"{total}>\n' + suite + _serialize(holder[0]) + "</testsuites>\n"
-    )
+    head_lines = ['<?xml version="1.0" encoding="UTF-8"?>', f'<testsuites name="ragtriage"{total}>']
+    rest = "  " + _serialize(holder[0]) + "</testsuites>\n"
+    if not rows:
+        return "\n".join([*head_lines, suite + " />", rest])
+    return "\n".join([*head_lines, suite + ">", *rows, "  </testsuite>", rest])  # one join: 20 MB at 50k
 
 
 def _junit_gate(root: ET.Element, res: CheckResult, name: str) -> dict[str, int]:

@@ -526,3 +526,12 @@ def test_the_blocked_bootstrap_draws_and_sums_exactly_as_before(n, clustered):
         for _ in range(2):  # the second call reuses the kept draws
             iv = bootstrap_mean(values, clusters, bounds=(0.0, 1.0))
             assert (iv.lo, iv.hi) == _bootstrap_before(values, clusters), (n, clustered)
+
+
+@pytest.mark.parametrize("c", [1, 2, 3, 7, 64, 777, 4999, 70_001])
+def test_draws_cut_in_blocks_and_as_int32_are_the_one_int64_draw(c):
+    from ragtriage.core.stats.resample import _blocks
+
+    want = np.random.default_rng(7).integers(0, c, size=(300, c))
+    got = np.vstack([part for _, part in _blocks(np.random.default_rng(7), c, 300)])
+    assert got.shape == want.shape and (got == want).all()
