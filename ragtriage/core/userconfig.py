@@ -34,7 +34,7 @@ def config_path() -> Path:
 def read_config() -> dict[str, Any]:
     try:
         data = json.loads(config_path().read_text("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -519,11 +519,24 @@ class AppBase(App[int]):
         """The test set changed (an edit, an undo, a reload): the run, the stale labels and
         every screen look at what ``change`` touched."""
         self._catch_up_run(change)
+        self.warn_recovery()
         self.stale.touched(change)
         self.announce_document(change)
         # after the frame that shows the edit: the check's worker must not hold the GIL while
         # that frame is drawn (it is the key -> frame time a person waits on)
         self.call_after_refresh(self.check_stale)
+
+    def warn_recovery(self) -> None:
+        """Say once when edits stop reaching this window's recovery file (disk full, a
+        read-only folder): a crash would then lose them, so the person saves more often."""
+        why = self.session.recovery.take_warning() if self.loaded else None
+        if why is not None:
+            self.notify(
+                f"unsaved edits are not being kept for recovery: {why}; save with ctrl+s",
+                severity="warning",
+                timeout=15,
+                markup=False,
+            )
 
     def _catch_up_run(self, change: Change | None = None) -> None:
         if not self.loaded or not self.run_session.loaded:

@@ -140,13 +140,13 @@ def _by_owner(owner: dict[str, Any] | None) -> Lock | None:
 def _alive(owner: dict[str, Any]) -> bool:
     """The owner record names a process running on this host (where no lock can tell)."""
     pid = owner.get("pid")
-    if owner.get("host") != socket.gethostname() or not isinstance(pid, int) or pid <= 0:
-        return False
+    if owner.get("host") != socket.gethostname() or type(pid) is not int or pid <= 0:
+        return False  # a bool, a text or a forged number is no process
     if pid == os.getpid():
         return True
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # gone, or no pid at all (a forged record)
         return False
     except OSError:
         return True  # it exists, owned by someone else
@@ -256,7 +256,7 @@ def _read(path: Path) -> dict[str, Any] | None:
     try:
         raw = read_bounded(path, RECOVERY_MAX, "recovery file")  # never a FIFO, /dev/zero or huge
         data = json.loads(raw) if raw else None
-    except (InputError, ValueError):
+    except (InputError, ValueError, RecursionError):  # RecursionError: nested past what json reads
         return None
     return data if isinstance(data, dict) else None
 
@@ -381,6 +381,17 @@ class RecoveryFile:
         self.owner = _owner_record()
         self._id = f"{os.getpid()}-{secrets.token_hex(4)}"
         self._lock: Lock | None = None
+        # why the last write failed (disk full, a read-only folder), None after a good one;
+        # ``warned``: the person was told of this failure already (told once, not every key)
+        self.failure: str | None = None
+        self.warned = False
+
+    def take_warning(self) -> str | None:
+        """What to tell the person once when edits stop reaching this file, else None."""
+        if self.failure is None or self.warned:
+            return None
+        self.warned = True
+        return self.failure
 
     @property
     def path(self) -> Path:
@@ -420,6 +431,7 @@ class RecoveryFile:
         """Replace this window's file with ``data`` (atomically; errors are ignored: a
         read-only folder must not stop editing)."""
         if not self._own():
+            self._failed(f"cannot create {self.lock_path.name} in {self.lock_path.parent}")
             return
         target = self.path
         try:
@@ -432,8 +444,14 @@ class RecoveryFile:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
                 raise
-        except OSError:
-            pass
+        except OSError as e:
+            self._failed(f"cannot write {target.name} ({e.strerror or e})")
+        else:
+            self.failure, self.warned = None, False
+
+    def _failed(self, why: str) -> None:
+        if self.failure is None:
+            self.failure = why
 
     def exists(self) -> bool:
         return self.path.exists()

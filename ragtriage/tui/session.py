@@ -99,6 +99,7 @@ class Session:
         # the next undo takes it together with the change before it (one ctrl+z, one change).
         self._labels_step: Change | None = None
         self.saving: SaveJob | None = None
+        self._replaying = False  # a recovery being replayed: its edits are written once, at the end
 
     # -- edits -------------------------------------------------------------------------
     def apply(self, edit: Edit) -> Change:
@@ -228,21 +229,27 @@ class Session:
         being typed comes back as an edit of its fields (field by field when the whole
         form was not valid: the valid fields are kept)."""
         applied, problems = 0, []
-        for op in recovery.ops:
-            name = op["op"]
-            try:
-                if name == "undo":
-                    self.undo()
-                elif name == "redo":
-                    self.redo()
-                else:
-                    self.apply(edit_from_record(op))
-                    applied += 1
-            except Exception as e:  # a stale recovery: keep going, report the rest
-                if op.get("typing") and name == "update_case" and self._replay_fields(op):
-                    applied += 1
-                    continue
-                problems.append(f"{name} {op.get('args', [''])[:1]}: {e}")
+        self._replaying = True  # the file is written once at the end, not once an edit
+        try:
+            for op in recovery.ops:
+                name = op["op"]
+                try:
+                    if name == "undo":
+                        self.undo()
+                    elif name == "redo":
+                        self.redo()
+                    else:
+                        self.apply(edit_from_record(op))
+                        applied += 1
+                except Exception as e:  # a stale recovery: keep going, report the rest
+                    if op.get("typing") and name == "update_case" and self._replay_fields(op):
+                        applied += 1
+                        continue
+                    problems.append(f"{name} {op.get('args', [''])[:1]}: {e}")
+        finally:
+            self._replaying = False
+            if self.recovery_enabled and self.ops:
+                self._write_recovery()
         return applied, problems
 
     def _replay_fields(self, op: dict[str, Any]) -> bool:
@@ -282,7 +289,7 @@ class Session:
     def _log(self, entry: dict[str, Any]) -> None:
         self.ops.append(entry)
         self.generation += 1
-        if self.recovery_enabled:
+        if self.recovery_enabled and not self._replaying:
             self._write_recovery()
 
     def _write_recovery(self) -> None:

@@ -108,7 +108,7 @@ class Sidecar:
         raw = read_bounded(path, SIDECAR_MAX, "triage sidecar")  # InputError: a FIFO, /dev/zero, huge
         try:
             data = json.loads(raw) if raw else None
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past what json reads
             data = None
         return cls(path, data)
 

@@ -294,6 +294,7 @@ notes written in triage are kept beside the test set and shown on Cases.
         self._stop_typing_timer()
         if self.rt.loaded:
             self.rt.session.set_typing(TYPING_KEY, self.typing_record())
+            self.rt.warn_recovery()
 
     def _log_typing_soon(self) -> None:
         self._stop_typing_timer()
