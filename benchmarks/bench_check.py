@@ -3,6 +3,7 @@
     python benchmarks/bench_check.py                      # 10,000, 50,000 and 100,000 cases
     python benchmarks/bench_check.py --sizes 10000 20000  # other sizes
     python benchmarks/bench_check.py --only check         # only the commands whose name has "check"
+    python benchmarks/bench_check.py --only JUnit --only sweep --only diff   # several
 
 For each size one folder is generated: a test set with its labels recorded (fresh,
 so the gate's stale check passes), its corpus and a system-results file with
@@ -134,7 +135,9 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 50_000, 100_000])
     ap.add_argument("--depth", type=int, default=10)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--only", default=None, help="only commands whose name contains this")
+    ap.add_argument(
+        "--only", action="append", default=None, help="only commands whose name contains this (repeatable)"
+    )
     a = ap.parse_args()
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     table: dict[str, dict[int, float]] = {}
@@ -144,7 +147,7 @@ def main() -> None:
             env = dict(os.environ, PYTHONPATH=str(ROOT), RAGTRIAGE_CACHE_DIR=str(d / "cache"))
             prepare(d, n, a.depth, env)
             cmds = commands(d)
-            names = [k for k in cmds if a.only is None or a.only in k]
+            names = [k for k in cmds if a.only is None or any(o in k for o in a.only)]
             if "run" not in names:
                 names.insert(0, "run")
             # alternate the commands, so a change of the machine's load touches them all alike

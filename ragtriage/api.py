@@ -4,7 +4,6 @@ and in a notebook cell (where an event loop already runs)."""
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import threading
@@ -132,6 +131,8 @@ async def aevaluate(
         progress=progress,
         cancel=stop,
     )
+    import asyncio  # here: every command imports this module, and asyncio costs 0.1 s of start-up
+
     future = asyncio.get_running_loop().run_in_executor(None, call)
     try:
         return await asyncio.shield(future)

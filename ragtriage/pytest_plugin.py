@@ -165,7 +165,8 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         from .core.diagnosis import PASSING
-        from .core.gate import _case_details, failure_message
+        from .core.gate import failure_message
+        from .core.junit import _case_details
 
         res = _result(self.config)
         rec = next((r for r in res.records if r["id"] == self.name), None)

@@ -380,4 +380,8 @@ def _check(args, report, outputs, inputs) -> int:
     report.write(result)
     if args.html:
         _write_html(args, doc, result)
+    if getattr(args, "exiting", False):  # the process ends now: its records need not be freed one by one
+        from .run_cmd import leave_allocated
+
+        leave_allocated(doc, run, result)
     return Exit.OK if result.passed else Exit.FAILED

@@ -83,6 +83,10 @@ def _diff(args) -> int:
     if args.json:
         out = d.to_dict() | {"comparison": rc.to_dict()}
         write_report(args.json, orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
+    if getattr(args, "exiting", False):  # the process ends now: both runs need not be freed one by one
+        from .run_cmd import leave_allocated
+
+        leave_allocated(a, b, d, rc, opened)
     if args.fail_on_regression:
         failed = bool(d.regressed) if args.any_flip else rc.verdict == REGRESSION
         return Exit.FAILED if failed else Exit.OK

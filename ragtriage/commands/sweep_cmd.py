@@ -91,4 +91,8 @@ def main(args) -> int:
         write_report(
             args.json, orjson.dumps(res, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
         )
+    if getattr(args, "exiting", False):  # the process ends now: what it read need not be freed one by one
+        from .run_cmd import leave_allocated
+
+        leave_allocated(doc, res)
     return Exit.OK

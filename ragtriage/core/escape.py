@@ -74,9 +74,14 @@ def md_text(s: object) -> str:
     backslash-escaped (CommonMark reads ``\\x`` as ``x`` for any ASCII punctuation), and
     so is a list or heading marker at the start; line breaks become spaces, and what a
     terminal would obey is written as :func:`inline` does."""
-    text = inline(_BREAKS.sub(" ", str(s)))
-    out = text.translate(_MD_TABLE)
-    out = _AUTOLINK.sub(lambda m: m.group(1) + "\\" + m.group(2), out)  # http://, www. as text
+    text = str(s)
+    if "\n" in text or "\r" in text:
+        text = _BREAKS.sub(" ", text)
+    out = inline(text)
+    if _MD_ANY.search(out):  # (a scan in C; translating every cell was a third of the report)
+        out = out.translate(_MD_TABLE)
+    if _may_autolink(out):
+        out = _AUTOLINK.sub(lambda m: m.group(1) + "\\" + m.group(2), out)  # http://, www. as text
     lead = len(out) - len(out.lstrip(" "))
     m = _MD_BLOCK.match(out, lead)
     if m:
@@ -84,21 +89,42 @@ def md_text(s: object) -> str:
     return out
 
 
+_MD_ANY = re.compile("[" + re.escape("".join(sorted(_MD_ALWAYS))) + "]")
+#: what _AUTOLINK's case-blind letters match beyond what ``str.lower`` makes of them:
+#: dotless ı and İ (an i), long ſ (an s)
+_FOLDS_ODDLY = ("\u0131", "\u0130", "\u017f")
+
+
+def _may_autolink(out: str) -> bool:
+    """False only where :data:`_AUTOLINK` cannot match (a ``:`` or ``.`` after one of its
+    words, in any case), so the regex runs only on text that may hold a link."""
+    if ":" not in out and "." not in out:
+        return False
+    if not out.isascii() and any(ch in out for ch in _FOLDS_ODDLY):
+        return True
+    low = out.lower()
+    return any(w in low for w in ("http", "ftp", "mailto", "xmpp", "www"))
+
+
 def md_code(s: object) -> str:
     """A markdown code span showing ``s`` exactly (after :func:`inline`): fenced with more
     backticks than any run inside it, and ``|`` escaped, which GitHub's tables need even
     inside code."""
     text = inline(s)
-    longest = max((len(m) for m in re.findall("`+", text)), default=0)
+    longest = max((len(m) for m in re.findall("`+", text)), default=0) if "`" in text else 0
     fence = "`" * (longest + 1)
     pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) or not text else ""
-    return f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}"
+    if "|" in text:
+        text = text.replace("|", chr(92) + "|")
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def xml_text(s: object) -> str:
     """Text XML 1.0 can hold: a control character, lone surrogate or U+FFFE/U+FFFF (which
     make the whole document unreadable) is written visibly instead (``\\x1b``)."""
     text = "" if s is None else str(s)
+    if text.isprintable() or ("\n" in text and text.replace("\n", " ").isprintable()):
+        return text  # (every character XML cannot hold is unprintable: Cc, Cs, Cn)
     return _BAD_XML.sub(lambda m: _esc(m.group()), text)
 
 

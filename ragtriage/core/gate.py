@@ -8,15 +8,13 @@ each case's stored ranking at that k, so a bar at another k costs no new call.
 from __future__ import annotations
 
 import math
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .diagnosis import PASSING, TRIAGE_ORDER
 from .errors import InputError, Problem
-from .escape import md_code, md_text, xml_text
+from .escape import md_code, md_text
 from .grouped import counts as grouped_counts
 from .grouped import split_unrecorded, unrecorded_message
 from .metrics import MAX_K
@@ -504,193 +502,10 @@ def render_markdown(res: CheckResult, max_chars: int | None = None) -> str:
     return "\n".join(top + _md_failures(res, budget, max_chars))
 
 
-# ---------------------------------------------------------------- JUnit XML
-
-_x = xml_text  # what XML 1.0 cannot hold, written visibly (core/escape.py)
-
-
-def _case_details(rec: CaseRecord, k: int, detail: str = "") -> str:
-    lines = [f"question: {rec.get('question', '')}"]
-    if detail and detail != rec.get("why"):
-        lines.insert(0, detail)
-    if rec.get("expected"):
-        lines.append(
-            f"expected: {', '.join(rec['expected'])}" + (" (all)" if rec.get("expect") == "all" else "")
-        )
-    elif rec.get("unanswerable"):
-        lines.append("expected: none (unanswerable: the answer should decline)")
-    ranking = rec.get("ranking") or []
-    lines.append(f"top {k}: {', '.join(ranking[:k]) or '(nothing retrieved)'}")
-    if rec.get("rank"):
-        lines.append(f"rank of the first expected chunk: {rec['rank']}")
-    lines.append(f"answer: {rec.get('answer')}")
-    if rec.get("why"):
-        lines.append(f"why: {rec['why']}")
-    if rec.get("error"):
-        lines.append(f"error: {rec['error']}")
-    return "\n".join(lines)
-
-
-def render_junit(res: CheckResult, testset_path: str | None = None) -> str:
-    """JUnit XML: a suite of one testcase per case (failure message = reason + why)
-    and a suite of the gate's own checks (bars, stale labels, completeness)."""
-    name = _x(Path(res.testset).stem)
-    root = ET.Element("testsuites", name="ragtriage")
-    suite = ET.SubElement(root, "testsuite", name=name)
-    props = ET.SubElement(suite, "properties")
-    for key in ("system", "k", "testset", "testset_hash", "started", "version"):
-        if res.meta.get(key) is not None:
-            ET.SubElement(props, "property", name=key, value=_x(res.meta[key]))
-    if not len(props):
-        suite.remove(props)
-    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    total_time = 0.0
-    for rec in res.records:
-        tc = ET.SubElement(suite, "testcase", classname=f"ragtriage.{name}", name=_x(rec["id"]))
-        if testset_path:
-            tc.set("file", _x(testset_path))
-            line = res.case_lines.get(rec["id"])
-            if line:
-                tc.set("line", str(line))
-        lat = rec.get("latency_ms")
-        t = lat / 1000.0 if isinstance(lat, (int, float)) and not isinstance(lat, bool) and lat >= 0 else 0.0
-        total_time += t
-        tc.set("time", f"{t:.3f}")
-        counts["tests"] += 1
-        reason = rec.get("reason")
-        if reason in PASSING:
-            pass
-        elif reason == "unlabelled":
-            ET.SubElement(tc, "skipped", message="unlabelled: no expected chunk yet")
-            counts["skipped"] += 1
-        elif reason == "error":
-            el = ET.SubElement(
-                tc, "error", message=_x(failure_message(rec, res.details.get(rec["id"], ""))), type="error"
-            )
-            el.text = _x(_case_details(rec, res.k, res.details.get(rec["id"], "")))
-            counts["errors"] += 1
-        else:
-            el = ET.SubElement(
-                tc,
-                "failure",
-                message=_x(failure_message(rec, res.details.get(rec["id"], ""))),
-                type=_x(reason),
-            )
-            el.text = _x(_case_details(rec, res.k, res.details.get(rec["id"], "")))
-            counts["failures"] += 1
-    for key, v in counts.items():
-        suite.set(key, str(v))
-    suite.set("time", f"{total_time:.3f}")
-
-    g = _junit_gate(root, res, name)
-    for key in counts:
-        root.set(key, str(counts[key] + g[key]))
-    root.set("time", f"{total_time:.3f}")
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + _serialize(root) + "\n"
-
-
-def _junit_gate(root: ET.Element, res: CheckResult, name: str) -> dict[str, int]:
-    """The gate's own suite: one testcase per bar, stale labels, completeness; its counts."""
-    gate = ET.SubElement(root, "testsuite", name=f"{name}.gate")
-    g = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-    for b in res.bars:
-        tc = ET.SubElement(
-            gate, "testcase", classname=f"ragtriage.{name}.gate", name=_x(b.bar.metric), time="0"
-        )
-        g["tests"] += 1
-        if not b.passed:
-            msg = (
-                f"{b.bar.metric} = {_fmt(b.value)} < {b.bar.minimum:g}"
-                if b.value is not None
-                else f"{b.bar.metric}: nothing to measure (bar {b.bar.minimum:g})"
-            )
-            ET.SubElement(tc, "failure", message=_x(msg), type="bar").text = _x(
-                f"bar from {b.bar.source}; measured at k = {b.k}"
-            )
-            g["failures"] += 1
-    tc = ET.SubElement(
-        gate, "testcase", classname=f"ragtriage.{name}.gate", name="labels are fresh", time="0"
-    )
-    g["tests"] += 1
-    if res.stale:
-        lines = [
-            f"case {s['case']}: label {s['label']} is {s['status']}" for s in map(_stale_fields, res.stale)
-        ]
-        ET.SubElement(
-            tc, "failure", message=_x(f"{len(res.stale)} stale label(s); run `ragtriage stale`"), type="stale"
-        ).text = _x("\n".join(lines))
-        g["failures"] += 1
-    if res.comparison is not None:
-        from .comparison_text import verdict_line
-
-        tc = ET.SubElement(
-            gate, "testcase", classname=f"ragtriage.{name}.gate", name="no real regression", time="0"
-        )
-        g["tests"] += 1
-        if res.regressed:
-            said = verdict_line(res.comparison)
-            ET.SubElement(tc, "failure", message=_x(said), type="regression").text = _x(said)
-            g["failures"] += 1
-    if res.missing:
-        tc = ET.SubElement(
-            gate, "testcase", classname=f"ragtriage.{name}.gate", name="run is complete", time="0"
-        )
-        g["tests"] += 1
-        ET.SubElement(
-            tc, "failure", message=_x(f"{len(res.missing)} case(s) without a result"), type="incomplete"
-        ).text = _x(", ".join(res.missing))
-        g["failures"] += 1
-    if res.errors or res.not_run:
-        tc = ET.SubElement(
-            gate, "testcase", classname=f"ragtriage.{name}.gate", name="every case measured", time="0"
-        )
-        g["tests"] += 1
-        msg = (
-            f"{len(res.errors)} case(s) ended in an error"
-            if res.errors
-            else f"{res.not_run} bar(s) not measured: stale labels stopped the check"
-        )
-        ET.SubElement(tc, "failure", message=_x(msg), type="not-measured").text = _x(", ".join(res.errors))
-        g["failures"] += 1
-    for key, v in g.items():
-        gate.set(key, str(v))
-    gate.set("time", "0")
-    return g
-
-
-def _serialize(root: ET.Element) -> str:
-    """``ET.tostring(root, encoding="unicode")``, the same characters, three times faster
-    (its serializer dispatches on every node's kind and namespace: half of a 50k-case
-    JUnit report's time); the escaping is ElementTree's own."""
-    esc_attr = ET._escape_attrib  # type: ignore[attr-defined]
-    esc_text = ET._escape_cdata  # type: ignore[attr-defined]
-    out: list[str] = []
-    add = out.append
-
-    def walk(el: ET.Element) -> None:
-        tag = el.tag
-        add("<" + tag)
-        for k, v in el.attrib.items():
-            add(f' {k}="{esc_attr(v)}"')
-        if el.text or len(el):
-            add(">")
-            if el.text:
-                add(esc_text(el.text))
-            for child in el:
-                walk(child)
-            add(f"</{tag}>")
-        else:
-            add(" />")
-        if el.tail:
-            add(esc_text(el.tail))
-
-    walk(root)
-    return "".join(out)
-
-
 # ---------------------------------------------------------------- judging a run
 # (in .judging, which needs the types above; imported here so `gate.judge` stays the API)
 
 from .judging import _case_lines, _depth_note, _judged_records  # noqa: E402, F401
 from .judging import judge as judge  # noqa: E402
+from .junit import _serialize as _serialize  # noqa: E402  (the JUnit report: core/junit.py)
+from .junit import render_junit as render_junit  # noqa: E402

@@ -30,17 +30,18 @@ def attach(result: CheckResult, doc: Any, *, cluster_by: str = "doc", on: str = 
     """Fill ``result.intervals`` and each bar's ``interval`` (and ``on``), in place."""
     from . import clusters as clus
     from .outcomes import case_values, value_table
-    from .rates import interval_of, slices, summary_intervals
+    from .rates import cluster_codes, interval_of, slices, summary_intervals
 
     labels, how = clus.resolve(result.records, cluster_by, doc.corpus_path)
     table = value_table(result.records)  # built once for the summary and both kinds of slice
-    result.intervals = summary_intervals(result.records, labels, table=table)
+    every = None if labels is None else cluster_codes(result.records, labels)  # (so are these)
+    result.intervals = summary_intervals(result.records, labels, table=table, every=every)
     tags_of = {c.id: list(c.tags) for c in doc.cases}
     result.slices = {
         by: got
         for by, got in (
-            ("tag", slices(result.records, "tag", tags_of, labels, table=table)),
-            ("topic", slices(result.records, "topic", None, labels, table=table)),
+            ("tag", slices(result.records, "tag", tags_of, labels, table=table, every=every)),
+            ("topic", slices(result.records, "topic", None, labels, table=table, every=every)),
         )
         if any(s.name not in ("(no tag)", "(no topic)") for s in got)
     }

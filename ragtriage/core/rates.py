@@ -61,12 +61,15 @@ def summary_intervals(
     metrics: Sequence[str] = RATE_METRICS,
     level: float = 0.95,
     table: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    every: np.ndarray | None = None,
 ) -> dict[str, Interval]:
-    """Interval of every summary rate that has a case (key = metric); ``table``: the
-    records' :func:`~.outcomes.value_table` when the caller has it already."""
+    """Interval of every summary rate that has a case (key = metric); ``table`` and
+    ``every``: the records' :func:`~.outcomes.value_table` and :func:`cluster_codes` when
+    the caller has them already."""
     from .outcomes import MEASURES, value_table
 
-    every = None if clusters is None else codes([clusters.get(r["id"], "case:" + r["id"]) for r in records])
+    if every is None and clusters is not None:
+        every = cluster_codes(records, clusters)
     out = {}
     for m, (idx, vals) in (value_table(records) if table is None else table).items():
         if m not in metrics:
@@ -75,6 +78,12 @@ def summary_intervals(
         if iv is not None:
             out[m] = iv
     return out
+
+
+def cluster_codes(records: Sequence[Mapping[str, Any]], clusters: Mapping[str, str]) -> np.ndarray:
+    """Each record's cluster as an integer code (first seen -> 0; a case outside
+    ``clusters`` is its own)."""
+    return codes([clusters.get(r["id"], "case:" + r["id"]) for r in records])
 
 
 @dataclass
@@ -124,13 +133,15 @@ def slice_rows(
 ) -> dict[str, list[int]]:
     """:func:`slice_members` as positions in ``records``."""
     groups: dict[str, list[int]] = {}
-    for i, r in enumerate(records):
-        if by == "topic":
-            names = [r.get("topic") or "(no topic)"]
-        else:
-            names = list((tags_of or {}).get(r["id"]) or r.get("tags") or ()) or ["(no tag)"]
-        for name in dict.fromkeys(names):
-            groups.setdefault(str(name), []).append(i)
+    if by == "topic":
+        for i, r in enumerate(records):
+            groups.setdefault(str(r.get("topic") or "(no topic)"), []).append(i)
+    else:
+        tags = tags_of or {}
+        for i, r in enumerate(records):
+            names = tags.get(r["id"]) or r.get("tags") or ("(no tag)",)
+            for name in dict.fromkeys(names) if len(names) > 1 else names:
+                groups.setdefault(str(name), []).append(i)
     return dict(sorted(groups.items(), key=lambda kv: (kv[0].startswith("("), kv[0])))
 
 
@@ -142,21 +153,26 @@ def slices(
     metrics: Sequence[str] = SLICE_METRICS,
     level: float = 0.95,
     table: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    every: np.ndarray | None = None,
 ) -> list[Slice]:
     """Every slice with n, its rates and their intervals: the values :func:`interval_of`
     gets from ``case_values`` of the slice's records, taken from one table of the whole run
-    (a slice per topic of a 100k-case run is thousands of slices)."""
+    (a slice per topic of a 100k-case run is thousands of slices); ``every``: the records'
+    :func:`cluster_codes` when the caller has them already."""
     from collections import Counter
 
     from .outcomes import MEASURES, value_table
 
     table = dict(value_table(records) if table is None else table)  # "pass" is added to a copy
-    pass_idx = [i for i, r in enumerate(records) if r.get("reason") != "unlabelled"]
+    reasons = [r.get("reason") for r in records]
+    pass_idx = [i for i, x in enumerate(reasons) if x != "unlabelled"]
     table["pass"] = (
         np.asarray(pass_idx, dtype=np.int64),
-        np.fromiter((float(records[i].get("reason") in PASSING) for i in pass_idx), float, len(pass_idx)),
+        np.fromiter((float(reasons[i] in PASSING) for i in pass_idx), float, len(pass_idx)),
     )
-    every = None if clusters is None else codes([clusters.get(r["id"], "case:" + r["id"]) for r in records])
+    named = list(map(str, reasons))
+    if every is None and clusters is not None:
+        every = cluster_codes(records, clusters)
     # per measure, where each record's value is in its table (−1: it does not count), so a
     # slice costs its own size, not the run's (thousands of topics × 100k cases otherwise)
     where = {}
@@ -167,7 +183,7 @@ def slices(
         where[m] = w
     out = []
     for name, rows in slice_rows(records, by, tags_of).items():
-        s = Slice(by, name, len(rows), reasons=dict(Counter(str(records[i].get("reason")) for i in rows)))
+        s = Slice(by, name, len(rows), reasons=dict(Counter(map(named.__getitem__, rows))))
         at = np.asarray(rows, dtype=np.int64)
         for m in metrics:
             idx, vals = table[m]

@@ -205,7 +205,7 @@ def test_retry_after_of_a_429_is_the_wait_before_the_next_call(tmp_path, monkeyp
         waits.append(delay)
         return await real_sleep(0)
 
-    monkeypatch.setattr(client.asyncio, "sleep", recording_sleep)
+    monkeypatch.setattr(asyncio, "sleep", recording_sleep)  # (the module client imports)
     replies = iter(
         [
             Reply(status=429, raw=b'{"error": "slow down"}', headers={"Retry-After": "7"}),

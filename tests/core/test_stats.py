@@ -489,3 +489,49 @@ def test_the_bootstrap_is_bit_for_bit_the_plain_one_whatever_was_drawn_before():
         iv = bootstrap_mean(vals, cl, seed=SEED)
         lo, hi = _bootstrap_by_the_book(vals, cl, seed=SEED)
         assert (iv.lo, iv.hi) == (lo, hi)
+
+
+def _bootstrap_before(values, clusters=None, *, level=0.95, resamples=2000, seed=None, bounds=(0.0, 1.0)):
+    """bootstrap_mean's resampling as it was before it drew and gathered a block of rows at
+    a time: one draw of every resample at once (or of 4 million indices at a time)."""
+    from ragtriage.core.stats.paired_tests import SEED
+    from ragtriage.core.stats.resample import _per_cluster
+
+    seed = SEED if seed is None else seed
+    s, m = _per_cluster(np.asarray(values, dtype=float), clusters)
+    c = len(s)
+    stats = np.empty(resamples)
+    block = max(1, min(resamples, 4_000_000 // c))
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < resamples:
+        b = min(block, resamples - done)
+        idx = rng.integers(0, c, size=(b, c))
+        stats[done : done + b] = s[idx].sum(axis=1) / (c if clusters is None else m[idx].sum(axis=1))
+        done += b
+    lo, hi = np.quantile(stats, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return max(bounds[0], float(lo)), min(bounds[1], float(hi))
+
+
+@pytest.mark.parametrize("n", [2, 3, 31, 64, 65, 777, 1501, 2001, 4999])
+@pytest.mark.parametrize("clustered", [False, True])
+def test_the_blocked_bootstrap_draws_and_sums_exactly_as_before(n, clustered):
+    from ragtriage.core.stats import bootstrap_mean
+
+    rng = np.random.default_rng(n)
+    for values in (rng.random(n), (rng.random(n) < 0.6).astype(float), rng.choice([0, 1 / 3, 0.5, 1], n)):
+        clusters = rng.integers(0, max(2, n // 3), n) if clustered else None
+        if clustered:
+            clusters = np.unique(clusters, return_inverse=True)[1]
+        for _ in range(2):  # the second call reuses the kept draws
+            iv = bootstrap_mean(values, clusters, bounds=(0.0, 1.0))
+            assert (iv.lo, iv.hi) == _bootstrap_before(values, clusters), (n, clustered)
+
+
+@pytest.mark.parametrize("c", [1, 2, 3, 7, 64, 777, 4999, 70_001])
+def test_draws_cut_in_blocks_and_as_int32_are_the_one_int64_draw(c):
+    from ragtriage.core.stats.resample import _blocks
+
+    want = np.random.default_rng(7).integers(0, c, size=(300, c))
+    got = np.vstack([part for _, part in _blocks(np.random.default_rng(7), c, 300)])
+    assert got.shape == want.shape and (got == want).all()
