@@ -185,6 +185,7 @@ back); there {J} and {K} scroll it.
             return
         table = self.table
         table.reload_lines()  # on the case it was on, wherever that moved
+        self._seen_version = state.version  # shown: a resume (the chooser closing) need not again
         if table.selected is None:
             table.action_first()
         self._update_status()
@@ -349,9 +350,8 @@ back); there {J} and {K} scroll it.
         doc = app.doc
         min_kappa, min_grades = thresholds(doc.settings.gates, doc.settings)
         path = app.corpus_path
-        return Context(
-            list(doc.cases), app.corpus, None if path is None else str(path), min_kappa, min_grades
-        )
+        # the cases are read on the worker when the settled pass runs, not here on each change
+        return Context(doc.cases_now, app.corpus, None if path is None else str(path), min_kappa, min_grades)
 
     @property
     def summary_pane(self) -> VerticalScroll:

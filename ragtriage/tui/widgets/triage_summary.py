@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -107,13 +107,17 @@ def summary_text(
 def panel_of(
     state: TriageState,
     summary: dict,
-    cases: list[Case] | None,
+    cases: Sequence[Case] | Callable[[], Sequence[Case]] | None,
     corpus: Corpus | None,
     corpus_path: str | None,
 ) -> SummaryPanel:
     """Intervals and slices of the state's records, clustered as ``ragtriage run`` does
-    (by the gold's document; the documents read from the corpus in memory)."""
+    (by the gold's document; the documents read from the corpus in memory). ``cases`` may
+    be a function that reads them (called here, on the worker, when a pass runs)."""
     from ...core.summary_panel import summary_panel
+
+    if callable(cases):
+        cases = cases()
 
     records = list(state.records)
     docs = None
@@ -175,7 +179,9 @@ def compute(
 class Context:
     """What the summary needs from the app beyond the records (taken on the UI thread)."""
 
-    cases: list[Case] | None = None  # the test set's cases, for their tags
+    #: the test set's cases, for their tags: or the function that reads them when the
+    #: settled pass runs (an edit rebuilds 100k cases; a burst of edits reads them once)
+    cases: Sequence[Case] | Callable[[], Sequence[Case]] | None = None
     corpus: Corpus | None = None
     corpus_path: str | None = None
     min_kappa: float = 0.6
