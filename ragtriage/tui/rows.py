@@ -94,11 +94,16 @@ class CaseRows:
         # the visible rows' indices: a range while nothing filters or sorts (no 100k list
         # made again after every edit), else the list the filter and sort left
         self.order: Sequence[int] = range(len(self.rows))
+        # where a case probably is (the rows are in file order: the document's position of
+        # the id); always checked against the row there, so a wrong guess only costs a scan
+        self.hint: Callable[[str], int | None] | None = None
         self._index()
 
     def _index(self) -> None:
         self._hay: list[str] = [r.haystack for r in self.rows]
         self._ids: list[str] = [r.id for r in self.rows]  # found with list.index, at C speed
+        ids = set(self._ids)  # an id not shown is known at once (None: ids repeat, scan instead)
+        self._idset: set[str] | None = ids if len(ids) == len(self._ids) else None
         self._filtered: tuple[tuple[str, ...], Sequence[int]] = ((), range(len(self.rows)))
 
     @classmethod
@@ -118,8 +123,18 @@ class CaseRows:
         return self.rows[self.order[index]]
 
     def _row(self, case_id: str) -> int | None:
+        ids = self._ids
+        if self.hint is not None:  # at 100k rows a scan is 7 ms; the guess is one compare
+            try:
+                i = self.hint(case_id)
+            except (LookupError, ValueError):  # a lookup that raises for an id it lacks
+                i = None
+            if i is not None and 0 <= i < len(ids) and ids[i] == case_id:
+                return i
+        if self._idset is not None and case_id not in self._idset:
+            return None
         try:
-            return self._ids.index(case_id)
+            return ids.index(case_id)
         except ValueError:
             return None
 
@@ -154,9 +169,12 @@ class CaseRows:
         False when the rows could not be kept in step (the caller rebuilds them all)."""
         rows, hay, ids = self.rows, self._hay, self._ids
         where = {cid: self._row(cid) for cid in changed}
+        idset = self._idset
         for i in sorted(
             (i for cid, i in where.items() if i is not None and changed[cid] is None), reverse=True
         ):
+            if idset is not None:
+                idset.discard(ids[i])
             del rows[i], hay[i], ids[i]
         new = sorted(
             (order(cid), row) for cid, row in changed.items() if row is not None and where[cid] is None
@@ -167,6 +185,11 @@ class CaseRows:
             rows.insert(at, row)
             hay.insert(at, row.haystack)
             ids.insert(at, row.id)
+            if idset is not None:
+                if row.id in idset:  # a repeated id: the set can no longer say "not shown"
+                    idset = self._idset = None
+                else:
+                    idset.add(row.id)
         for cid, new_row in changed.items():
             if new_row is None or where[cid] is None:
                 continue

@@ -160,6 +160,7 @@ leaves a recovery file the next start offers to restore.
     def __init__(self) -> None:
         super().__init__()
         self.rows = CaseRows()
+        self.rows.hint = self._file_position
         self._row_cache: dict[tuple, tuple] = {}
         self._seen: object | None = None  # the session the rows were built from
         self._pending: set[str] | None = None  # cases whose rows are out of date (None: all)
@@ -265,6 +266,14 @@ leaves a recovery file the next start offers to restore.
             table.refresh_positions(doc.index_of(cid) for cid in changed)
         else:
             table.refresh_rows(keep)
+
+    def _file_position(self, case_id: str) -> int | None:
+        """Where ``case_id`` is in the file: where its row is, unless a preview or an edit
+        not yet shown puts the rows out of step (:meth:`CaseRows._row` checks)."""
+        app = self.rt
+        if not app.loaded or case_id not in app.doc:
+            return None
+        return app.doc.index_of(case_id)
 
     def _build_rows(self) -> list[Row]:
         app = self.rt
